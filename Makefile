@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# wsx: top-level build.  `make` builds the module, libwsx, wsxctl and the
+# selftests; `make check` tests all of it in a VM; `make demo` shows it.
+# See README.md.
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+KDIR ?= $(shell scripts/kdir)
+W ?= 1
+# The module must build warning-free; DKMS builds do not pass this.
+WERROR ?= 1
+PREFIX ?= /usr/local
+DESTDIR ?=
+# Where the kselftest skeleton (lib.mk, harness) is staged and installed.
+KSFT_STAGE := $(CURDIR)/build/ksft
+KSFT_INSTALL := $(CURDIR)/build/ksft-install
+
+.PHONY: all module userlib selftests deps check demo install dkms-install \
+	clean help
+
+all: module userlib selftests
+
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## module        build kmod/wsx.ko against KDIR (W=1 by default)
+module:
+	@test -n "$(KDIR)" || { echo "no kernel build tree: run make deps" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) \
+		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
+
+## userlib       build libwsx (static, shared) and wsxctl
+userlib:
+	$(MAKE) -C userlib
+
+## selftests     build and install the kselftests into build/ksft-install
+selftests:
+	scripts/stage-selftests $(KSFT_STAGE) $(KSFT_INSTALL)
+
+## deps          install every Debian package the build and tests need
+deps:
+	@scripts/deps
+
+## check         build, host checks, then the kselftests in one VM boot
+check:
+	@scripts/deps
+	@$(MAKE) --no-print-directory all
+	@scripts/check
+
+## demo          boot the VM, load wsx and show what it does
+demo:
+	@scripts/deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo
+
+## install       module (into KDIR's /lib/modules), libwsx, header, wsxctl
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	$(MAKE) -C userlib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+## dkms-install  copy the source to /usr/src/wsx-VERSION, dkms add/build/install
+dkms-install:
+	rm -rf /usr/src/wsx-$(VERSION)
+	scripts/module-source /usr/src/wsx-$(VERSION)
+	dkms add wsx/$(VERSION) || true
+	dkms build wsx/$(VERSION)
+	dkms install wsx/$(VERSION)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C userlib clean
+	rm -rf build

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx: the /dev/wsx misc device, its sessions and ioctls.
+ *
+ * Each open file is a session.  WSX_IOC_SUBMIT turns every request of a
+ * batch into a job (struct wsx_ujob) whose root item is queued on the
+ * executor; when the job's last item finishes, its done callback moves the
+ * job to the session's done list and wakes waiters.  WSX_IOC_WAIT and
+ * poll() consume that list.  A job counts against the in-flight limits from
+ * submission until its completion record is read (or dropped at close).
+ *
+ * Closing the file sets the session's closing flag, which is the cancel
+ * flag of all its jobs: items not yet started skip their work.  release()
+ * then waits until every job has finished, so no item outlives the session.
+ *
+ * Session fields: L = under s->lock.
+ */
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+#include <linux/wsx.h>
+
+#include "ops.h"
+#include "sched.h"
+#include "wsx_internal.h"
+
+static_assert(sizeof(struct wsx_version) == 32);
+static_assert(sizeof(struct wsx_req) == 64);
+static_assert(sizeof(struct wsx_submit) == 32);
+static_assert(sizeof(struct wsx_completion) == 64);
+static_assert(sizeof(struct wsx_wait) == 40);
+
+struct wsx_session {
+	spinlock_t lock;		/* the L: fields */
+	struct list_head done;		/* L: finished jobs, oldest first */
+	unsigned int ndone;		/* L, read racily by poll and WAIT */
+	unsigned int running;		/* L: jobs not finished */
+	unsigned int inflight;		/* L: jobs not yet reaped */
+	bool closing;			/* L: the cancel flag of every job */
+	wait_queue_head_t wq;		/* WAIT, poll, release */
+};
+
+struct wsx_ujob {
+	struct wsx_job job;
+	struct wsx_session *s;
+	struct list_head node;		/* in s->done */
+	u64 user_data;
+	u64 queued_ns;
+	u64 finished_ns;
+	u32 op;
+};
+
+unsigned int wsx_max_inflight_fd = 1U << 16;
+unsigned int wsx_max_inflight = 1U << 20;
+static atomic_t wsx_inflight_total = ATOMIC_INIT(0);
+atomic64_t wsx_cancelled_jobs = ATOMIC64_INIT(0);
+static struct kmem_cache *wsx_ujob_cache;
+
+static void wsx_ujob_free(struct wsx_ujob *uj)
+{
+	atomic_dec(&wsx_inflight_total);
+	kmem_cache_free(wsx_ujob_cache, uj);
+}
+
+/* The job's last item finished: runs in that item's M. */
+static void wsx_ujob_done(struct wsx_job *job)
+{
+	struct wsx_ujob *uj = container_of(job, struct wsx_ujob, job);
+	struct wsx_session *s = uj->s;
+	unsigned long flags;
+
+	uj->finished_ns = ktime_get_ns();
+	spin_lock_irqsave(&s->lock, flags);
+	if (s->closing) {
+		s->inflight--;
+		atomic64_inc(&wsx_cancelled_jobs);
+		wsx_ujob_free(uj);
+	} else {
+		list_add_tail(&uj->node, &s->done);
+		WRITE_ONCE(s->ndone, s->ndone + 1);
+	}
+	WRITE_ONCE(s->running, s->running - 1);
+	/* under the lock: release() frees s only after taking it */
+	wake_up(&s->wq);
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/* ---- WSX_IOC_VERSION -------------------------------------------------- */
+
+static long wsx_ioctl_version(void __user *arg)
+{
+	struct wsx_version v = {
+		.abi_major = WSX_ABI_MAJOR,
+		.abi_minor = WSX_ABI_MINOR,
+		.nprocs = wsx_nr_procs(),
+		.submit_max = WSX_SUBMIT_MAX,
+		.wait_max = WSX_WAIT_MAX,
+	};
+
+	return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+/* ---- WSX_IOC_SUBMIT --------------------------------------------------- */
+
+/* Check everything of @req but the op's own arguments. */
+static int wsx_req_check(const struct wsx_req *req)
+{
+	if (req->flags || req->reserved)
+		return -EINVAL;
+	switch (req->place) {
+	case WSX_PLACE_LOCAL:
+	case WSX_PLACE_GLOBAL:
+		if (req->target)
+			return -EINVAL;
+		break;
+	case WSX_PLACE_P:
+		if (!wsx_p_is_online(req->target))
+			return -ENXIO;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (req->delay_ns)
+		return -EOPNOTSUPP;
+	return wsx_op_check(req);
+}
+
+/* Count one more job in flight for @s, within the limits. */
+static int wsx_inflight_get(struct wsx_session *s)
+{
+	int ret = 0;
+
+	spin_lock_irq(&s->lock);
+	if (s->closing) {
+		ret = -ESHUTDOWN;
+	} else if (s->inflight >= READ_ONCE(wsx_max_inflight_fd)) {
+		ret = -EAGAIN;
+	} else if (atomic_inc_return(&wsx_inflight_total) >
+		   READ_ONCE(wsx_max_inflight)) {
+		atomic_dec(&wsx_inflight_total);
+		ret = -EAGAIN;
+	} else {
+		s->inflight++;
+		s->running++;
+	}
+	spin_unlock_irq(&s->lock);
+	return ret;
+}
+
+static void wsx_inflight_put(struct wsx_session *s)
+{
+	spin_lock_irq(&s->lock);
+	s->inflight--;
+	s->running--;
+	spin_unlock_irq(&s->lock);
+	atomic_dec(&wsx_inflight_total);
+}
+
+static const enum wsx_where wsx_where_of[] = {
+	[WSX_PLACE_LOCAL] = WSX_WHERE_LOCAL,
+	[WSX_PLACE_P] = WSX_WHERE_P,
+	[WSX_PLACE_GLOBAL] = WSX_WHERE_GLOBAL,
+};
+
+/* Turn one checked request into a queued job. */
+static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req)
+{
+	struct wsx_item *root;
+	struct wsx_ujob *uj;
+	int ret;
+
+	ret = wsx_inflight_get(s);
+	if (ret)
+		return ret;
+	uj = kmem_cache_alloc(wsx_ujob_cache, GFP_KERNEL);
+	if (!uj) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	wsx_job_init(&uj->job, wsx_ujob_done);
+	uj->job.cancel = &s->closing;
+	uj->s = s;
+	uj->user_data = req->user_data;
+	uj->op = req->op;
+	root = wsx_op_create(req, &uj->job);
+	if (IS_ERR(root)) {
+		ret = PTR_ERR(root);
+		kmem_cache_free(wsx_ujob_cache, uj);
+		goto fail;
+	}
+	uj->queued_ns = ktime_get_ns();
+	/* a P that went offline since the check: use the global queue */
+	if (wsx_queue(root, wsx_where_of[req->place], req->target))
+		wsx_queue(root, WSX_WHERE_GLOBAL, 0);
+	wsx_job_start(&uj->job);
+	return 0;
+fail:
+	wsx_inflight_put(s);
+	return ret;
+}
+
+static long wsx_ioctl_submit(struct wsx_session *s,
+			     struct wsx_submit __user *uarg)
+{
+	struct wsx_req __user *ureqs;
+	struct wsx_submit sub;
+	struct wsx_req req;
+	u32 i;
+	int err = 0;
+
+	if (copy_from_user(&sub, uarg, sizeof(sub)))
+		return -EFAULT;
+	if (memchr_inv(sub.reserved, 0, sizeof(sub.reserved)) || !sub.count)
+		return -EINVAL;
+	if (sub.count > WSX_SUBMIT_MAX)
+		return -E2BIG;
+	ureqs = u64_to_user_ptr(sub.items);
+	for (i = 0; i < sub.count; i++) {
+		if (copy_from_user(&req, &ureqs[i], sizeof(req))) {
+			err = -EFAULT;
+			break;
+		}
+		err = wsx_req_check(&req);
+		if (!err)
+			err = wsx_submit_one(s, &req);
+		if (err)
+			break;
+	}
+	/* the queued items stand even if userspace cannot learn of it here */
+	if (put_user(i, &uarg->queued) || put_user(err, &uarg->error))
+		return i ? i : -EFAULT;
+	return i ? i : err;
+}
+
+/* ---- WSX_IOC_WAIT ----------------------------------------------------- */
+
+static void wsx_record_fill(struct wsx_completion *rec,
+			    const struct wsx_ujob *uj)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->user_data = uj->user_data;
+	rec->result = wsx_op_result(uj->op, &uj->job);
+	rec->status = uj->job.status;
+	rec->cpu = uj->job.cpu;
+	rec->queued_ns = uj->queued_ns;
+	rec->started_ns = uj->job.started_ns;
+	rec->finished_ns = uj->finished_ns;
+	rec->nodes = wsx_job_nodes(&uj->job);
+}
+
+/* Wait as WSX_IOC_WAIT documents; 0 when at least @min records are ready. */
+static int wsx_wait_ready(struct wsx_session *s, u32 min, s64 timeout_ns)
+{
+	long ret;
+
+	if (!min)
+		return 0;
+	if (timeout_ns < 0)
+		ret = wait_event_interruptible(s->wq,
+					       READ_ONCE(s->ndone) >= min);
+	else
+		ret = wait_event_interruptible_hrtimeout(s->wq,
+							 READ_ONCE(s->ndone) >= min,
+							 ns_to_ktime(timeout_ns));
+	if (ret == -ERESTARTSYS)
+		return -EINTR;
+	if (ret == -ETIME)
+		return -ETIMEDOUT;
+	return ret;
+}
+
+/* Copy up to @max records to @urecs; what cannot be copied stays queued. */
+static long wsx_records_copy(struct wsx_session *s,
+			     struct wsx_completion __user *urecs, u32 max)
+{
+	struct wsx_completion rec;
+	struct wsx_ujob *uj, *tmp;
+	u32 n = 0, copied = 0;
+	LIST_HEAD(batch);
+
+	spin_lock_irq(&s->lock);
+	list_for_each_entry_safe(uj, tmp, &s->done, node) {
+		if (n == max)
+			break;
+		list_move_tail(&uj->node, &batch);
+		n++;
+	}
+	WRITE_ONCE(s->ndone, s->ndone - n);
+	spin_unlock_irq(&s->lock);
+
+	list_for_each_entry_safe(uj, tmp, &batch, node) {
+		wsx_record_fill(&rec, uj);
+		if (copy_to_user(&urecs[copied], &rec, sizeof(rec)))
+			break;
+		list_del(&uj->node);
+		wsx_ujob_free(uj);
+		copied++;
+	}
+
+	spin_lock_irq(&s->lock);
+	s->inflight -= copied;
+	if (copied < n) {
+		list_splice(&batch, &s->done);
+		WRITE_ONCE(s->ndone, s->ndone + n - copied);
+	}
+	spin_unlock_irq(&s->lock);
+	return copied || !n ? copied : -EFAULT;
+}
+
+static long wsx_ioctl_wait(struct wsx_session *s, struct wsx_wait __user *uarg)
+{
+	struct wsx_wait w;
+	long ret;
+
+	if (copy_from_user(&w, uarg, sizeof(w)))
+		return -EFAULT;
+	if (memchr_inv(w.reserved, 0, sizeof(w.reserved)) || !w.max ||
+	    w.min > w.max)
+		return -EINVAL;
+	if (w.max > WSX_WAIT_MAX)
+		return -E2BIG;
+	ret = wsx_wait_ready(s, w.min, w.timeout_ns);
+	if (ret)
+		return ret;
+	ret = wsx_records_copy(s, u64_to_user_ptr(w.records), w.max);
+	if (ret > 0 && put_user((u32)ret, &uarg->count))
+		return -EFAULT;
+	return ret;
+}
+
+/* ---- file operations -------------------------------------------------- */
+
+static long wsx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct wsx_session *s = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case WSX_IOC_VERSION:
+		return wsx_ioctl_version(uarg);
+	case WSX_IOC_SUBMIT:
+		return wsx_ioctl_submit(s, uarg);
+	case WSX_IOC_WAIT:
+		return wsx_ioctl_wait(s, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static __poll_t wsx_poll(struct file *file, poll_table *wait)
+{
+	struct wsx_session *s = file->private_data;
+
+	poll_wait(file, &s->wq, wait);
+	return READ_ONCE(s->ndone) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int wsx_open(struct inode *inode, struct file *file)
+{
+	struct wsx_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return -ENOMEM;
+	spin_lock_init(&s->lock);
+	INIT_LIST_HEAD(&s->done);
+	init_waitqueue_head(&s->wq);
+	file->private_data = s;
+	return nonseekable_open(inode, file);
+}
+
+static int wsx_release(struct inode *inode, struct file *file)
+{
+	struct wsx_session *s = file->private_data;
+	struct wsx_ujob *uj, *tmp;
+
+	spin_lock_irq(&s->lock);
+	WRITE_ONCE(s->closing, true);
+	spin_unlock_irq(&s->lock);
+	wait_event(s->wq, !READ_ONCE(s->running));
+	/* the last done callback wakes us under the lock: let it leave */
+	spin_lock_irq(&s->lock);
+	spin_unlock_irq(&s->lock);
+	list_for_each_entry_safe(uj, tmp, &s->done, node)
+		wsx_ujob_free(uj);
+	kfree(s);
+	return 0;
+}
+
+static const struct file_operations wsx_fops = {
+	.owner		= THIS_MODULE,
+	.open		= wsx_open,
+	.release	= wsx_release,
+	.unlocked_ioctl	= wsx_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.poll		= wsx_poll,
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice wsx_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "wsx",
+	.fops	= &wsx_fops,
+	.mode	= 0600,
+};
+
+int wsx_dev_init(void)
+{
+	int ret;
+
+	wsx_ujob_cache = KMEM_CACHE(wsx_ujob, 0);
+	if (!wsx_ujob_cache)
+		return -ENOMEM;
+	ret = misc_register(&wsx_misc);
+	if (ret)
+		kmem_cache_destroy(wsx_ujob_cache);
+	return ret;
+}
+
+void wsx_dev_exit(void)
+{
+	misc_deregister(&wsx_misc);
+	kmem_cache_destroy(wsx_ujob_cache);
+}

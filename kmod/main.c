@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx: module parameters, init and exit, CPU hotplug.
+ *
+ * Load order: the ops' caches, the scheduler (Ps and their Ms, stopped),
+ * the hotplug state (whose online callback starts the P of every online
+ * CPU), debugfs, then the device, the last because it lets users in.  Exit
+ * undoes it in reverse; the device's module reference keeps the module
+ * loaded while /dev/wsx is open.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+
+#include "ops.h"
+#include "sched.h"
+#include "wsx_internal.h"
+
+static unsigned int nprocs;
+module_param(nprocs, uint, 0444);
+MODULE_PARM_DESC(nprocs, "Number of Ps, 1 .. online CPUs (0 = one per online CPU)");
+
+static char *steal_policy = "half";
+module_param(steal_policy, charp, 0444);
+MODULE_PARM_DESC(steal_policy, "How much a thief takes: half (n - n/2), one, all, none");
+
+static unsigned int global_tick = 61;
+module_param(global_tick, uint, 0444);
+MODULE_PARM_DESC(global_tick, "Every this many schedule ticks a P looks at the global queue first");
+
+static unsigned int steal_tries = 4;
+module_param(steal_tries, uint, 0444);
+MODULE_PARM_DESC(steal_tries, "Rounds over the other Ps when stealing, 1 .. 16");
+
+module_param_named(max_item_ns, wsx_max_item_ns, ullong, 0644);
+MODULE_PARM_DESC(max_item_ns, "Longest SPIN item (and SPAWN leaf), ns");
+
+module_param_named(max_inflight_fd, wsx_max_inflight_fd, uint, 0644);
+MODULE_PARM_DESC(max_inflight_fd, "Jobs in flight per open file");
+
+module_param_named(max_inflight, wsx_max_inflight, uint, 0644);
+MODULE_PARM_DESC(max_inflight, "Jobs in flight in all");
+
+static const char * const wsx_policy_names[] = {
+	[WSX_STEAL_HALF] = "half",
+	[WSX_STEAL_ONE] = "one",
+	[WSX_STEAL_ALL] = "all",
+	[WSX_STEAL_NONE] = "none",
+};
+
+static enum cpuhp_state wsx_hp_state;
+
+static int wsx_params(struct wsx_sched_params *params)
+{
+	unsigned int online = num_online_cpus();
+	int policy = match_string(wsx_policy_names,
+				  ARRAY_SIZE(wsx_policy_names), steal_policy);
+
+	if (nprocs > online) {
+		pr_err("nprocs=%u: only %u CPUs are online\n", nprocs, online);
+		return -EINVAL;
+	}
+	if (policy < 0) {
+		pr_err("steal_policy=%s: want half, one, all or none\n",
+		       steal_policy);
+		return -EINVAL;
+	}
+	if (!global_tick || steal_tries < 1 || steal_tries > 16) {
+		pr_err("global_tick must be >= 1, steal_tries 1 .. 16\n");
+		return -EINVAL;
+	}
+	params->nprocs = nprocs ?: online;
+	params->steal_policy = policy;
+	params->global_tick = global_tick;
+	params->steal_tries = steal_tries;
+	return 0;
+}
+
+static int __init wsx_init(void)
+{
+	struct wsx_sched_params params;
+	int ret;
+
+	ret = wsx_params(&params);
+	if (ret)
+		return ret;
+	ret = wsx_ops_init();
+	if (ret)
+		return ret;
+	ret = wsx_sched_init(&params);
+	if (ret)
+		goto fail_sched;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "wsx:online",
+				wsx_sched_cpu_online, wsx_sched_cpu_offline);
+	if (ret < 0)
+		goto fail_hp;
+	wsx_hp_state = ret;
+	wsx_debugfs_init();
+	ret = wsx_dev_init();
+	if (ret)
+		goto fail_dev;
+	return 0;
+
+fail_dev:
+	wsx_debugfs_exit();
+	cpuhp_remove_state(wsx_hp_state);
+fail_hp:
+	wsx_sched_exit();
+fail_sched:
+	wsx_ops_exit();
+	return ret;
+}
+
+static void __exit wsx_exit(void)
+{
+	wsx_dev_exit();
+	wsx_debugfs_exit();
+	cpuhp_remove_state(wsx_hp_state);	/* stops every P */
+	wsx_sched_exit();
+	wsx_ops_exit();
+}
+
+module_init(wsx_init);
+module_exit(wsx_exit);
+MODULE_DESCRIPTION("Work-stealing executor after the Go runtime scheduler");
+MODULE_LICENSE("GPL");

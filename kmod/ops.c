@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx built-in ops: what an item submitted through /dev/wsx does.
+ *
+ * Every op is a tree of nodes (struct wsx_node, one kmem_cache for all),
+ * each embedding the struct wsx_item that the scheduler runs.  The root node
+ * is created at submission; the others are spawned by running nodes with
+ * wsx_spawn(), so they start in the spawning P's runnext slot.
+ *
+ *   NOP, SPIN, SLEEP  one node.
+ *   SPAWN             every node above the leaves spawns fanout children;
+ *                     the job completes when all have run (the job's count
+ *                     of unfinished items reaches zero).
+ *   FIB, CRC32C       fork-join by continuations: a node spawns two
+ *                     children and returns; the last child to finish (its
+ *                     parent's pending count drops to zero) combines the two
+ *                     results and completes the parent, and so on up to the
+ *                     root.  Nothing waits, so no M ever blocks on a join.
+ *
+ * A node checks wsx_cancelled() before doing its work: once its session is
+ * closing it skips the work and spawns nothing, so cancelled trees drain
+ * quickly.
+ */
+#include <linux/crc32.h>
+#include <linux/delay.h>
+#include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include <linux/wsx.h>
+
+#include "ops.h"
+
+/* Shared by the chunks of one CRC32C job: the pinned user buffer. */
+struct wsx_crc_buf {
+	struct page **pages;
+	unsigned long npages;
+	unsigned int offset;	/* of the buffer in pages[0] */
+	u64 len;
+	u64 chunk;
+};
+
+/* Continuation state of a fork-join node. */
+struct wsx_join {
+	struct wsx_node *parent;	/* NULL for the root */
+	unsigned int side;		/* which half of the parent this is */
+	atomic_t pending;		/* children not yet completed */
+	u64 part[2];			/* their results */
+};
+
+struct wsx_node {
+	struct wsx_item item;
+	const struct wsx_op_type *type;
+	union {
+		u64 ns;				/* SPIN, SLEEP (us) */
+		struct {
+			u32 depth;		/* levels below this node */
+			u32 fanout;
+			u64 leaf_ns;
+		} spawn;
+		struct {			/* fork-join ops */
+			struct wsx_join join;
+			union {
+				u32 n;			/* FIB */
+				struct {		/* CRC32C */
+					struct wsx_crc_buf *buf;
+					u64 off;
+					u64 len;
+				} crc;
+			};
+		} fj;
+	};
+};
+
+struct wsx_op_type {
+	/* validate the request's arguments: 0, -EINVAL or -E2BIG */
+	int (*check)(const struct wsx_req *req);
+	/* set up the root node; may fail (-EFAULT, -ENOMEM) */
+	int (*start)(struct wsx_node *root, const struct wsx_req *req);
+	wsx_fn_t fn;
+};
+
+static struct kmem_cache *wsx_node_cache;
+
+u64 wsx_max_item_ns = 10 * NSEC_PER_MSEC;
+
+static struct wsx_node *wsx_node_alloc(const struct wsx_op_type *type,
+				       struct wsx_job *job)
+{
+	struct wsx_node *node = kmem_cache_zalloc(wsx_node_cache, GFP_KERNEL);
+
+	if (!node)
+		return NULL;
+	node->type = type;
+	wsx_item_init(&node->item, type->fn, job);
+	return node;
+}
+
+static void wsx_node_free(struct wsx_node *node)
+{
+	kmem_cache_free(wsx_node_cache, node);
+}
+
+static struct wsx_node *wsx_node_of(struct wsx_item *item)
+{
+	return container_of(item, struct wsx_node, item);
+}
+
+static bool wsx_args_zero(const struct wsx_req *req, unsigned int from)
+{
+	unsigned int i;
+
+	for (i = from; i < ARRAY_SIZE(req->args); i++)
+		if (req->args[i])
+			return false;
+	return true;
+}
+
+/* Burn the CPU for @ns, letting the kernel schedule at least every ms. */
+static void wsx_spin_ns(u64 ns)
+{
+	u64 now = ktime_get_ns(), end = now + ns, next = now + NSEC_PER_MSEC;
+
+	while (now < end) {
+		cpu_relax();
+		now = ktime_get_ns();
+		if (now >= next) {
+			cond_resched();
+			next = now + NSEC_PER_MSEC;
+		}
+	}
+}
+
+/* ---- NOP, SPIN, SLEEP ------------------------------------------------- */
+
+static int wsx_nop_check(const struct wsx_req *req)
+{
+	return wsx_args_zero(req, 0) ? 0 : -EINVAL;
+}
+
+static int wsx_spin_check(const struct wsx_req *req)
+{
+	if (!wsx_args_zero(req, 1))
+		return -EINVAL;
+	return req->args[0] > READ_ONCE(wsx_max_item_ns) ? -E2BIG : 0;
+}
+
+static int wsx_sleep_check(const struct wsx_req *req)
+{
+	if (!wsx_args_zero(req, 1))
+		return -EINVAL;
+	return req->args[0] > WSX_SLEEP_MAX_US ? -E2BIG : 0;
+}
+
+static int wsx_single_start(struct wsx_node *root, const struct wsx_req *req)
+{
+	root->ns = req->args[0];
+	return 0;
+}
+
+static void wsx_nop_fn(struct wsx_item *item)
+{
+	wsx_node_free(wsx_node_of(item));
+}
+
+static void wsx_spin_fn(struct wsx_item *item)
+{
+	struct wsx_node *node = wsx_node_of(item);
+
+	if (!wsx_cancelled(item))
+		wsx_spin_ns(node->ns);
+	wsx_node_free(node);
+}
+
+static void wsx_sleep_fn(struct wsx_item *item)
+{
+	struct wsx_node *node = wsx_node_of(item);
+
+	if (!wsx_cancelled(item) && node->ns)
+		usleep_range(node->ns, node->ns + node->ns / 16 + 1);
+	wsx_node_free(node);
+}
+
+/* ---- SPAWN ------------------------------------------------------------ */
+
+/* Nodes of a full tree, or U64_MAX when over WSX_SPAWN_MAX_NODES. */
+static u64 wsx_spawn_nodes(u64 fanout, u64 depth)
+{
+	u64 level = 1, total = 1, d;
+
+	for (d = 0; d < depth; d++) {
+		level *= fanout;
+		total += level;
+		if (total > WSX_SPAWN_MAX_NODES)
+			return U64_MAX;
+	}
+	return total;
+}
+
+static int wsx_spawn_check(const struct wsx_req *req)
+{
+	u64 fanout = req->args[0], depth = req->args[1];
+
+	if (!wsx_args_zero(req, 3) || fanout < 1 ||
+	    fanout > WSX_SPAWN_MAX_FANOUT)
+		return -EINVAL;
+	if (depth >= WSX_SPAWN_MAX_NODES ||
+	    wsx_spawn_nodes(fanout, depth) == U64_MAX ||
+	    req->args[2] > READ_ONCE(wsx_max_item_ns))
+		return -E2BIG;
+	return 0;
+}
+
+static int wsx_spawn_start(struct wsx_node *root, const struct wsx_req *req)
+{
+	root->spawn.fanout = req->args[0];
+	root->spawn.depth = req->args[1];
+	root->spawn.leaf_ns = req->args[2];
+	return 0;
+}
+
+static void wsx_spawn_fn(struct wsx_item *item)
+{
+	struct wsx_node *node = wsx_node_of(item), *child;
+	u32 i;
+
+	if (wsx_cancelled(item))
+		goto out;
+	if (!node->spawn.depth) {
+		wsx_spin_ns(node->spawn.leaf_ns);
+		goto out;
+	}
+	for (i = 0; i < node->spawn.fanout; i++) {
+		child = wsx_node_alloc(node->type, item->job);
+		if (!child) {
+			item->job->status = -ENOMEM;
+			break;
+		}
+		child->spawn = node->spawn;
+		child->spawn.depth--;
+		wsx_spawn(&child->item);
+	}
+out:
+	wsx_node_free(node);
+}
+
+/* ---- fork-join: FIB and CRC32C ------------------------------------------ */
+
+/*
+ * A node of a fork-join op finished with @value: hand it to the parent; the
+ * last of two children combines both halves and completes the parent, up to
+ * the root, whose value becomes the job's result.
+ */
+static void wsx_join_complete(struct wsx_node *node, u64 value,
+			      u64 (*combine)(struct wsx_node *node),
+			      void (*finish)(struct wsx_node *root, u64 value))
+{
+	struct wsx_join *join = &node->fj.join;
+	struct wsx_node *parent;
+
+	for (;;) {
+		parent = join->parent;
+		if (!parent) {
+			finish(node, value);
+			return;
+		}
+		parent->fj.join.part[join->side] = value;
+		wsx_node_free(node);
+		/* fully ordered: the last one sees both parts */
+		if (!atomic_dec_and_test(&parent->fj.join.pending))
+			return;
+		node = parent;
+		join = &node->fj.join;
+		value = combine(node);
+	}
+}
+
+/* Spawn the two children of fork-join @node; false if out of memory. */
+static bool wsx_join_fork(struct wsx_node *node, struct wsx_node *child[2])
+{
+	unsigned int side;
+
+	child[0] = wsx_node_alloc(node->type, node->item.job);
+	child[1] = wsx_node_alloc(node->type, node->item.job);
+	if (!child[0] || !child[1]) {
+		if (child[0])
+			wsx_node_free(child[0]);
+		if (child[1])
+			wsx_node_free(child[1]);
+		node->item.job->status = -ENOMEM;
+		return false;
+	}
+	atomic_set(&node->fj.join.pending, 2);
+	for (side = 0; side < 2; side++) {
+		child[side]->fj.join.parent = node;
+		child[side]->fj.join.side = side;
+	}
+	return true;
+}
+
+/*
+ * Queue both children: side 1 first, so side 0 ends up in runnext.  Once
+ * both are queued they may complete the parent at any moment: the caller
+ * must not touch its node afterwards.
+ */
+static void wsx_join_spawn(struct wsx_node *child[2])
+{
+	wsx_spawn(&child[1]->item);
+	wsx_spawn(&child[0]->item);
+}
+
+static int wsx_fib_check(const struct wsx_req *req)
+{
+	if (!wsx_args_zero(req, 1))
+		return -EINVAL;
+	return req->args[0] > WSX_FIB_MAX ? -E2BIG : 0;
+}
+
+static int wsx_fib_start(struct wsx_node *root, const struct wsx_req *req)
+{
+	root->fj.n = req->args[0];
+	return 0;
+}
+
+static u64 wsx_fib_combine(struct wsx_node *node)
+{
+	return node->fj.join.part[0] + node->fj.join.part[1];
+}
+
+static void wsx_fib_finish(struct wsx_node *root, u64 value)
+{
+	root->item.job->result = value;
+	wsx_node_free(root);
+}
+
+static void wsx_fib_fn(struct wsx_item *item)
+{
+	struct wsx_node *node = wsx_node_of(item), *child[2];
+
+	if (node->fj.n < 2 || wsx_cancelled(item) ||
+	    !wsx_join_fork(node, child)) {
+		wsx_join_complete(node, node->fj.n < 2 ? node->fj.n : 0,
+				  wsx_fib_combine, wsx_fib_finish);
+		return;
+	}
+	child[0]->fj.n = node->fj.n - 1;
+	child[1]->fj.n = node->fj.n - 2;
+	wsx_join_spawn(child);
+}
+
+/* CRC32C with seed 0 and no inversion, over [off, off + len) of @buf. */
+static u32 wsx_crc_range(const struct wsx_crc_buf *buf, u64 off, u64 len)
+{
+	u32 crc = 0;
+
+	off += buf->offset;
+	while (len) {
+		unsigned long idx = off >> PAGE_SHIFT;
+		unsigned int in = offset_in_page(off);
+		unsigned int n = min_t(u64, len, PAGE_SIZE - in);
+		void *va = kmap_local_page(buf->pages[idx]);
+
+		crc = __crc32c_le(crc, va + in, n);
+		kunmap_local(va);
+		off += n;
+		len -= n;
+		cond_resched();
+	}
+	return crc;
+}
+
+static int wsx_crc_check(const struct wsx_req *req)
+{
+	u64 len = req->args[1], chunk = req->args[2];
+
+	if (!wsx_args_zero(req, 3) || !len || !req->args[0] ||
+	    (chunk && chunk < 4096))
+		return -EINVAL;
+	if (len > WSX_CRC32C_MAX_LEN || chunk > WSX_CRC32C_MAX_LEN)
+		return -E2BIG;
+	return 0;
+}
+
+static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
+{
+	unsigned long addr = req->args[0], first = addr & PAGE_MASK;
+	struct wsx_crc_buf *buf;
+	long pinned;
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	buf->len = req->args[1];
+	buf->chunk = req->args[2] ?: 64 * 1024;
+	buf->offset = offset_in_page(addr);
+	buf->npages = DIV_ROUND_UP(buf->offset + buf->len, PAGE_SIZE);
+	buf->pages = kvmalloc_array(buf->npages, sizeof(*buf->pages),
+				    GFP_KERNEL);
+	if (!buf->pages) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	pinned = pin_user_pages_fast(first, buf->npages, 0, buf->pages);
+	if (pinned != buf->npages) {
+		if (pinned > 0)
+			unpin_user_pages(buf->pages, pinned);
+		kvfree(buf->pages);
+		kfree(buf);
+		return pinned < 0 && pinned != -EFAULT ? (int)pinned : -EFAULT;
+	}
+	root->fj.crc.buf = buf;
+	root->fj.crc.off = 0;
+	root->fj.crc.len = buf->len;
+	return 0;
+}
+
+static u64 wsx_crc_combine(struct wsx_node *node)
+{
+	u64 left = node->fj.crc.len / 2;
+
+	left = roundup(left, node->fj.crc.buf->chunk);
+	return __crc32c_le_shift(node->fj.join.part[0],
+				 node->fj.crc.len - left) ^
+	       node->fj.join.part[1];
+}
+
+static void wsx_crc_finish(struct wsx_node *root, u64 value)
+{
+	struct wsx_crc_buf *buf = root->fj.crc.buf;
+
+	/* seed ~0 and final inversion, as crc32c tools compute it */
+	value ^= __crc32c_le_shift(~0U, buf->len);
+	root->item.job->result = (u32)~value;
+	unpin_user_pages(buf->pages, buf->npages);
+	kvfree(buf->pages);
+	kfree(buf);
+	wsx_node_free(root);
+}
+
+static void wsx_crc_fn(struct wsx_item *item)
+{
+	struct wsx_node *node = wsx_node_of(item), *child[2];
+	u64 left;
+
+	if (wsx_cancelled(item)) {
+		wsx_join_complete(node, 0, wsx_crc_combine, wsx_crc_finish);
+		return;
+	}
+	if (node->fj.crc.len <= node->fj.crc.buf->chunk ||
+	    !wsx_join_fork(node, child)) {
+		wsx_join_complete(node, wsx_crc_range(node->fj.crc.buf,
+						      node->fj.crc.off,
+						      node->fj.crc.len),
+				  wsx_crc_combine, wsx_crc_finish);
+		return;
+	}
+	left = roundup(node->fj.crc.len / 2, node->fj.crc.buf->chunk);
+	child[0]->fj.crc.buf = node->fj.crc.buf;
+	child[0]->fj.crc.off = node->fj.crc.off;
+	child[0]->fj.crc.len = left;
+	child[1]->fj.crc.buf = node->fj.crc.buf;
+	child[1]->fj.crc.off = node->fj.crc.off + left;
+	child[1]->fj.crc.len = node->fj.crc.len - left;
+	wsx_join_spawn(child);
+}
+
+/* ---- the table -------------------------------------------------------- */
+
+static const struct wsx_op_type wsx_op_types[] = {
+	[WSX_OP_NOP]	= { wsx_nop_check, wsx_single_start, wsx_nop_fn },
+	[WSX_OP_SPIN]	= { wsx_spin_check, wsx_single_start, wsx_spin_fn },
+	[WSX_OP_SLEEP]	= { wsx_sleep_check, wsx_single_start, wsx_sleep_fn },
+	[WSX_OP_SPAWN]	= { wsx_spawn_check, wsx_spawn_start, wsx_spawn_fn },
+	[WSX_OP_FIB]	= { wsx_fib_check, wsx_fib_start, wsx_fib_fn },
+	[WSX_OP_CRC32C]	= { wsx_crc_check, wsx_crc_start, wsx_crc_fn },
+};
+
+/**
+ * wsx_op_check - validate the op and arguments of a request
+ * @req:	the request
+ *
+ * Return: 0, -EINVAL (unknown op, unused argument not zero, argument out of
+ * range) or -E2BIG (argument over its limit).
+ */
+int wsx_op_check(const struct wsx_req *req)
+{
+	if (req->op >= ARRAY_SIZE(wsx_op_types))
+		return -EINVAL;
+	return wsx_op_types[req->op].check(req);
+}
+
+/**
+ * wsx_op_create - create the root item of a request
+ * @req:	the request, checked by wsx_op_check()
+ * @job:	the job the item belongs to
+ *
+ * Return: the item (flagged WSX_ITEM_ROOT), or an ERR_PTR: -ENOMEM, or
+ * -EFAULT when a user buffer cannot be pinned.
+ */
+struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job)
+{
+	const struct wsx_op_type *type = &wsx_op_types[req->op];
+	struct wsx_node *root = wsx_node_alloc(type, job);
+	int ret;
+
+	if (!root)
+		return ERR_PTR(-ENOMEM);
+	ret = type->start(root, req);
+	if (ret) {
+		wsx_node_free(root);
+		return ERR_PTR(ret);
+	}
+	root->item.flags |= WSX_ITEM_ROOT;
+	return &root->item;
+}
+
+/**
+ * wsx_op_result - the result to report for a finished job
+ * @op:		its enum wsx_op
+ * @job:	the job
+ *
+ * Return: the number of nodes for SPAWN, else what the op stored.
+ */
+u64 wsx_op_result(unsigned int op, const struct wsx_job *job)
+{
+	return op == WSX_OP_SPAWN ? wsx_job_nodes(job) : job->result;
+}
+
+int wsx_ops_init(void)
+{
+	wsx_node_cache = KMEM_CACHE(wsx_node, 0);
+	return wsx_node_cache ? 0 : -ENOMEM;
+}
+
+void wsx_ops_exit(void)
+{
+	kmem_cache_destroy(wsx_node_cache);
+}

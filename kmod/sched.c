@@ -1,0 +1,897 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx scheduler: Ps, Ms, finding work, stealing, spinning and parking.
+ *
+ * The model is the Go runtime's.  A P (logical processor) owns the runnable
+ * work of one CPU; an M (a kthread "wsx/<n>") runs items only while it holds
+ * a P.  There is one P per online CPU by default (module parameter nprocs),
+ * and for now exactly one M per P, bound to the P's CPU.
+ *
+ * Where runnable items live
+ * -------------------------
+ * 1. p->runnext: one slot, highest priority.  wsx_spawn() from a running
+ *    item puts the new item here, kicking the previous occupant to the
+ *    ring's tail, so a parent's child runs next on the same CPU while the
+ *    data it shares with the parent is still in L1/L2.
+ * 2. p->ring: 256 item pointers, lock-free, written at the tail only by the
+ *    owner and consumed at the head by the owner and by thieves (wsx_ring.h
+ *    states the protocol).  When a put finds it full, the owner moves its
+ *    oldest half (128) plus the new item to the global queue in one lock
+ *    acquisition.
+ * 3. the global queue: a list under wsx_sched.glock.
+ * Items queued from outside an M (ioctl, other kernel code) for a given P go
+ * to that P's inbox, a lock-free list only the owner empties (into its ring)
+ * at each scheduling point: only the owner may write its ring's tail.
+ *
+ * Finding work (wsx_find_runnable), in order:
+ *  - every global_tick-th (61st) schedule tick, one item from the global
+ *    queue first, so that it cannot starve behind busy local queues;
+ *  - runnext, then the ring.  A runnext item inherits the tick of the item
+ *    that spawned it, as Go's inheritTime, so that a parent and its child
+ *    count as one tick.  Go bounds such chains by preempting after 10 ms;
+ *    wsx cannot preempt an item, so it bounds them by count: after
+ *    WSX_RUNNEXT_CHAIN_MAX (16) runnext picks in a row the next pick takes
+ *    the ring's head (or the global queue) and starts a new tick.  So an
+ *    item at the head of the ring starts within 17 picks, and an item in
+ *    the global queue within global_tick ticks of at most 17 picks each;
+ *  - a batch from the global queue: min(len, len / online Ps + 1, 128);
+ *  - steal (wsx_steal_work): up to steal_tries (4) rounds over the other Ps
+ *    in a random order - a random start and a random stride coprime with
+ *    the number of Ps, so each round visits every P once.  A steal takes
+ *    n - n/2 of the victim's ring (the oldest items, whose data is coldest)
+ *    with one cmpxchg on its head, copying them straight into the thief's
+ *    own ring.  Only the last round may take the victim's runnext, and only
+ *    after a 3 us back-off when the victim is running an item, which would
+ *    likely pick it up itself;
+ *  - park, rechecking the queues once after announcing it (below).
+ *
+ * Spinning and parking
+ * --------------------
+ * An M that looks for work to steal is "spinning", counted in nmspinning.
+ * At most half of the busy Ps may have a spinning M (2 * nmspinning <
+ * online - idle), so idle CPUs do not all hammer the same victims.  An M
+ * that finds work while spinning stops spinning and, if it was the last
+ * spinning M, wakes another (wsx_wakep()) because more work may be queued.
+ * Whoever queues work calls wsx_wakep(): if no M is spinning and a P is
+ * idle, it claims that P's idle bit, counts the M as spinning and wakes it.
+ *
+ * The lost-wakeup race is the one Go's findRunnable describes: a queuer that
+ * sees an M spinning does not wake anybody, trusting that M to find the
+ * item; the M may be about to give up.  Both sides therefore do a store, a
+ * full barrier (StoreLoad), then a load:
+ *   queuer:  put the item;            smp_mb(); read nmspinning and npidle
+ *   parker:  nmspinning--, P idle;   smp_mb(); read the queues
+ * At least one of them sees the other's store: either the queuer sees the
+ * parker idle and not spinning and wakes it, or the parker sees the item and
+ * takes its P back.  A parker rechecks every P's ring only if it was
+ * spinning (the count a queuer relied on); otherwise the global queue and
+ * its own inbox, which are where others queue without waking it.
+ *
+ * The idle bit of a P (wsx_sched.pidle) is the token of the wakeup: the one
+ * who clears it (a waker, or the parking M taking its P back) owns the M's
+ * wakeup.  A waker writes m->wake_spinning, then sets m->woken with a
+ * store-release; the M reads woken with a load-acquire before it reads
+ * wake_spinning.  Nobody else writes either field.
+ *
+ * CPU hotplug: the offline callback clears want_online, waits for an RCU
+ * grace period (submitters test want_online under rcu_read_lock() before
+ * adding to the inbox, so after the grace period nobody adds), then wakes the
+ * M, which moves everything queued on its P - inbox, runnext and ring - to
+ * the global queue and acknowledges.  The online callback rebinds the M and
+ * sets want_online again.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/gcd.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "sched.h"
+#include "wsx_internal.h"
+
+struct wsx_sched wsx_sched;
+
+/* ---- the global queue ------------------------------------------------ */
+
+static void wsx_global_put_list(struct list_head *items, unsigned int n)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wsx_sched.glock, flags);
+	list_splice_tail(items, &wsx_sched.gqueue);
+	WRITE_ONCE(wsx_sched.glen, wsx_sched.glen + n);
+	WRITE_ONCE(wsx_sched.gputs, wsx_sched.gputs + n);
+	spin_unlock_irqrestore(&wsx_sched.glock, flags);
+}
+
+static void wsx_global_put(struct wsx_item *item)
+{
+	LIST_HEAD(one);
+
+	list_add(&item->node, &one);
+	wsx_global_put_list(&one, 1);
+}
+
+/* ---- waking Ms ----------------------------------------------------- */
+
+/* Clear @p's idle bit; true if this caller did, and so owns the wakeup. */
+static bool wsx_pidle_claim(struct wsx_p *p)
+{
+	if (!test_bit(p->id, wsx_sched.pidle) ||
+	    !test_and_clear_bit(p->id, wsx_sched.pidle))
+		return false;
+	atomic_dec(&wsx_sched.npidle);
+	return true;
+}
+
+static struct wsx_p *wsx_pidle_get(void)
+{
+	unsigned int id;
+
+	for_each_set_bit(id, wsx_sched.pidle, wsx_sched.nprocs)
+		if (wsx_pidle_claim(wsx_sched.ps[id]))
+			return wsx_sched.ps[id];
+	return NULL;
+}
+
+/* Wake @m, whose P's idle bit the caller has just claimed. */
+static void wsx_m_wake(struct wsx_m *m, bool spinning)
+{
+	WRITE_ONCE(m->wake_spinning, spinning);
+	smp_store_release(&m->woken, true);	/* pairs with wsx_m_unpark() */
+	wake_up(&m->wq);
+}
+
+/*
+ * wsx_wakep - after queueing work anyone may take: wake an idle P's M as a
+ * spinning M, unless an M is spinning already (it will find the work).
+ */
+static void wsx_wakep(void)
+{
+	struct wsx_p *p;
+	int zero = 0;
+
+	smp_mb();	/* StoreLoad: the queued item before the reads below */
+	if (!atomic_read(&wsx_sched.npidle) ||
+	    atomic_read(&wsx_sched.nmspinning))
+		return;
+	if (!atomic_try_cmpxchg(&wsx_sched.nmspinning, &zero, 1))
+		return;
+	p = wsx_pidle_get();
+	if (!p) {
+		atomic_dec(&wsx_sched.nmspinning);
+		return;
+	}
+	wsx_m_wake(p->m, true);
+}
+
+/* After queueing on @p's inbox: only @p's M can take it, wake it if idle. */
+static void wsx_wake_p(struct wsx_p *p)
+{
+	smp_mb();	/* StoreLoad: the inbox item before the idle bit */
+	if (wsx_pidle_claim(p))
+		wsx_m_wake(p->m, false);
+}
+
+/* ---- the local run queue ------------------------------------------- */
+
+/* The ring is full: move its oldest half and @item to the global queue. */
+static bool wsx_runq_spill(struct wsx_p *p, struct wsx_item *item)
+{
+	struct wsx_item *batch[WSX_RING_SIZE / 2];
+	LIST_HEAD(items);
+	u32 n, i;
+
+	n = wsx_ring_take_half(&p->ring, batch);
+	if (!n)
+		return false;
+	for (i = 0; i < n; i++)
+		list_add_tail(&batch[i]->node, &items);
+	list_add_tail(&item->node, &items);
+	wsx_global_put_list(&items, n + 1);
+	wsx_stat_inc(p, spills);
+	wsx_stat_add(p, spilled, n + 1);
+	return true;
+}
+
+/*
+ * wsx_runq_put - owner only: queue @item on @p, in runnext when @next (the
+ * displaced runnext item goes to the ring), else at the ring's tail.
+ */
+static void wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next)
+{
+	if (next) {
+		/* thieves may empty runnext meanwhile: xchg, not a store */
+		item = xchg(&p->runnext, item);
+		if (!item)
+			return;
+	}
+	while (!wsx_ring_put(&p->ring, item))
+		if (wsx_runq_spill(p, item))
+			return;
+	wsx_stat_inc(p, ring_puts);
+}
+
+/* Owner only: the next local item, and whether it inherits the tick. */
+static struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
+{
+	struct wsx_item *item;
+
+	if (p->runnext_chain < WSX_RUNNEXT_CHAIN_MAX) {
+		item = xchg(&p->runnext, NULL);
+		if (item) {
+			p->runnext_chain++;
+			*inherit = true;
+			wsx_stat_inc(p, runnext_hits);
+			return item;
+		}
+	}
+	p->runnext_chain = 0;
+	*inherit = false;
+	item = wsx_ring_get(&p->ring);
+	if (item)
+		return item;
+	/* the chain bound skipped runnext, but nothing else is queued */
+	item = xchg(&p->runnext, NULL);
+	if (item)
+		wsx_stat_inc(p, runnext_hits);
+	return item;
+}
+
+/* Owner only: move what was queued on @p from outside into its ring. */
+static void wsx_inbox_drain(struct wsx_p *p)
+{
+	struct wsx_item *item, *tmp;
+	struct llist_node *list;
+	int n = 0;
+
+	if (llist_empty(&p->inbox))
+		return;
+	list = llist_reverse_order(llist_del_all(&p->inbox));
+	llist_for_each_entry_safe(item, tmp, list, lnode) {
+		wsx_runq_put(p, item, false);
+		n++;
+	}
+	atomic_sub(n, &p->inbox_len);
+	if (n > 1)
+		wsx_wakep();	/* more than this M will run now */
+}
+
+/*
+ * Owner only: take up to @max (0 = no limit but the batch formula) items
+ * from the global queue; run the first, queue the rest on @p.
+ */
+static struct wsx_item *wsx_global_get(struct wsx_p *p, unsigned int max)
+{
+	unsigned int n, online, i;
+	struct wsx_item *item, *tmp, *first;
+	unsigned long flags;
+	LIST_HEAD(batch);
+
+	if (!READ_ONCE(wsx_sched.glen))
+		return NULL;
+	spin_lock_irqsave(&wsx_sched.glock, flags);
+	n = wsx_sched.glen;
+	online = max_t(int, atomic_read(&wsx_sched.nponline), 1);
+	n = min(n, n / online + 1);
+	n = min_t(unsigned int, n, WSX_GLOBAL_BATCH_MAX);
+	if (max)
+		n = min(n, max);
+	for (i = 0; i < n; i++)
+		list_move_tail(wsx_sched.gqueue.next, &batch);
+	WRITE_ONCE(wsx_sched.glen, wsx_sched.glen - n);
+	WRITE_ONCE(wsx_sched.ggets, wsx_sched.ggets + n);
+	spin_unlock_irqrestore(&wsx_sched.glock, flags);
+
+	if (!n)
+		return NULL;
+	wsx_stat_add(p, global_gets, n);
+	first = list_first_entry(&batch, struct wsx_item, node);
+	list_del(&first->node);
+	list_for_each_entry_safe(item, tmp, &batch, node) {
+		list_del(&item->node);
+		wsx_runq_put(p, item, false);
+	}
+	return first;
+}
+
+/* ---- stealing ------------------------------------------------------- */
+
+static u32 wsx_m_rand(struct wsx_m *m)
+{
+	/* xorshift32: cheap, per-M, good enough to pick victims */
+	u32 x = m->rnd;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	m->rnd = x;
+	return x;
+}
+
+static void wsx_steal_log(struct wsx_p *p, struct wsx_p *victim, u32 seen,
+			  u32 taken)
+{
+	struct wsx_steal_rec *rec;
+
+	rec = &p->steal_log[p->steal_log_pos % WSX_STEAL_LOG];
+	WRITE_ONCE(rec->victim, victim->id);
+	WRITE_ONCE(rec->seen, seen);
+	WRITE_ONCE(rec->taken, taken);
+	WRITE_ONCE(p->steal_log_pos, p->steal_log_pos + 1);
+}
+
+/* Take @victim's runnext for @p's ring slot at @t; true if taken. */
+static bool wsx_steal_runnext(struct wsx_p *p, struct wsx_p *victim, u32 t)
+{
+	struct wsx_item *next = READ_ONCE(victim->runnext);
+
+	if (!next)
+		return false;
+	/*
+	 * A running victim is about to pick its runnext itself: give it a
+	 * moment, so that a parent and its child are not split needlessly.
+	 */
+	if (READ_ONCE(victim->running)) {
+		udelay(3);
+		next = READ_ONCE(victim->runnext);
+		if (!next)
+			return false;
+	}
+	if (cmpxchg(&victim->runnext, next, NULL) != next)
+		return false;
+	WRITE_ONCE(p->ring.slots[t & WSX_RING_MASK], next);
+	return true;
+}
+
+/*
+ * wsx_runq_steal - owner of @p (whose queues are empty): steal from @victim
+ * into @p's ring and return one of the items to run now.
+ */
+static struct wsx_item *wsx_runq_steal(struct wsx_p *p, struct wsx_p *victim,
+				       bool steal_runnext)
+{
+	u32 t = p->ring.tail, seen = 0, n;
+
+	wsx_stat_inc(p, steal_attempts);
+	preempt_disable();	/* keeps the grab short: see wsx_ring.h */
+	n = wsx_ring_grab(&victim->ring, &p->ring, t, wsx_sched.steal_policy,
+			  &seen, &p->stats.steal_cas_fails);
+	preempt_enable();
+	if (!n && steal_runnext && wsx_steal_runnext(p, victim, t))
+		n = 1;
+	if (!n)
+		return NULL;
+	wsx_stat_inc(p, steals);
+	wsx_stat_add(p, stolen, n);
+	atomic64_add(n, &victim->stats.stolen_from);
+	wsx_steal_log(p, victim, seen, n);
+	n--;
+	if (n)
+		smp_store_release(&p->ring.tail, t + n); /* publish the rest */
+	return READ_ONCE(p->ring.slots[(t + n) & WSX_RING_MASK]);
+}
+
+static struct wsx_item *wsx_steal_work(struct wsx_m *m)
+{
+	unsigned int nprocs = wsx_sched.nprocs, tries = wsx_sched.steal_tries;
+	unsigned int round, i, pos, stride;
+	struct wsx_p *p = m->p, *victim;
+	struct wsx_item *item;
+
+	if (wsx_sched.steal_policy == WSX_STEAL_NONE || nprocs < 2)
+		return NULL;
+	for (round = 0; round < tries; round++) {
+		pos = wsx_m_rand(m) % nprocs;
+		stride = wsx_sched.coprimes[wsx_m_rand(m) % wsx_sched.ncoprimes];
+		for (i = 0; i < nprocs; i++, pos = (pos + stride) % nprocs) {
+			victim = wsx_sched.ps[pos];
+			if (victim == p)
+				continue;
+			item = wsx_runq_steal(p, victim, round == tries - 1);
+			if (item)
+				return item;
+		}
+	}
+	return NULL;
+}
+
+/* ---- spinning, parking, hotplug stops ------------------------------- */
+
+static void wsx_m_spin(struct wsx_m *m)
+{
+	m->spinning = true;
+	atomic_inc(&wsx_sched.nmspinning);
+	wsx_stat_inc(m->p, spins);
+}
+
+/* The M found work while spinning: stop, and hand the search on. */
+static void wsx_m_reset_spinning(struct wsx_m *m)
+{
+	m->spinning = false;
+	if (atomic_dec_return(&wsx_sched.nmspinning) == 0)
+		wsx_wakep();
+}
+
+static bool wsx_may_spin(struct wsx_m *m)
+{
+	int busy = atomic_read(&wsx_sched.nponline) -
+		   atomic_read(&wsx_sched.npidle);
+
+	return m->spinning || 2 * atomic_read(&wsx_sched.nmspinning) < busy;
+}
+
+/* Is there work this parking M must not sleep on?  (After the barrier.) */
+static bool wsx_work_visible(struct wsx_p *p, bool was_spinning)
+{
+	unsigned int id;
+
+	if (READ_ONCE(wsx_sched.glen) || !llist_empty(&p->inbox))
+		return true;
+	if (!was_spinning)
+		return false;
+	for (id = 0; id < wsx_sched.nprocs; id++) {
+		struct wsx_p *other = wsx_sched.ps[id];
+
+		if (!wsx_ring_empty(&other->ring) || READ_ONCE(other->runnext))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Leave the idle state: take the P's idle bit back, or, if a waker cleared
+ * it first, wait for that waker's wakeup (it is on its way) and take over
+ * the spinning state it passed.
+ */
+static void wsx_m_unpark(struct wsx_m *m)
+{
+	if (!wsx_pidle_claim(m->p))
+		/* acquire: pairs with the waker's release in wsx_m_wake() */
+		wait_event_idle(m->wq, smp_load_acquire(&m->woken));
+	/* acquire: wake_spinning below was written before woken */
+	if (smp_load_acquire(&m->woken)) {
+		WRITE_ONCE(m->woken, false);
+		if (READ_ONCE(m->wake_spinning)) {
+			m->spinning = true;
+			wsx_stat_inc(m->p, spins);
+		}
+		wsx_stat_inc(m->p, wakeups);
+	}
+	WRITE_ONCE(m->parked, false);
+}
+
+static void wsx_m_park(struct wsx_m *m)
+{
+	struct wsx_p *p = m->p;
+	bool was_spinning = m->spinning;
+
+	if (was_spinning) {
+		m->spinning = false;
+		atomic_dec(&wsx_sched.nmspinning);
+	}
+	WRITE_ONCE(m->parked, true);
+	/* count first, so that whoever claims the bit finds npidle > 0 */
+	atomic_inc(&wsx_sched.npidle);
+	set_bit(p->id, wsx_sched.pidle);
+	/* StoreLoad: pairs with smp_mb() in wsx_wakep() and wsx_wake_p() */
+	smp_mb__after_atomic();
+
+	if (wsx_work_visible(p, was_spinning) && wsx_pidle_claim(p)) {
+		WRITE_ONCE(m->parked, false);
+		if (was_spinning)
+			wsx_m_spin(m);
+		return;
+	}
+	wsx_stat_inc(p, parks);
+	/* acquire: pairs with the waker's release in wsx_m_wake() */
+	wait_event_idle(m->wq, smp_load_acquire(&m->woken) ||
+			!READ_ONCE(p->want_online) || kthread_should_stop());
+	wsx_m_unpark(m);
+}
+
+/* Owner: move everything queued on @p to the global queue. */
+static void wsx_p_drain(struct wsx_p *p)
+{
+	struct wsx_item *item, *tmp;
+	struct llist_node *list;
+	unsigned int n = 0;
+	LIST_HEAD(items);
+
+	list = llist_reverse_order(llist_del_all(&p->inbox));
+	llist_for_each_entry_safe(item, tmp, list, lnode) {
+		list_add_tail(&item->node, &items);
+		atomic_dec(&p->inbox_len);
+		n++;
+	}
+	item = xchg(&p->runnext, NULL);
+	if (item) {
+		list_add_tail(&item->node, &items);
+		n++;
+	}
+	while ((item = wsx_ring_get(&p->ring))) {
+		list_add_tail(&item->node, &items);
+		n++;
+	}
+	if (n) {
+		wsx_global_put_list(&items, n);
+		wsx_wakep();
+	}
+}
+
+/* The P's CPU is going offline (or was never brought up): stop until it is
+ * online again.  Returns false when the M must exit.
+ */
+static bool wsx_m_stop_p(struct wsx_m *m)
+{
+	struct wsx_p *p = m->p;
+
+	if (m->spinning)
+		wsx_m_reset_spinning(m);
+	wsx_p_drain(p);
+	WRITE_ONCE(p->m_online, false);
+	wake_up(&p->ack_wq);
+	wait_event_idle(m->wq, READ_ONCE(p->want_online) ||
+			kthread_should_stop());
+	if (kthread_should_stop())
+		return false;
+	WRITE_ONCE(p->m_online, true);
+	return true;
+}
+
+/* ---- the M loop ------------------------------------------------------ */
+
+/*
+ * wsx_find_runnable - the next item for @m to run, or NULL when the M must
+ * exit.  @inherit tells whether the item shares the current schedule tick.
+ */
+static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
+{
+	struct wsx_p *p = m->p;
+	struct wsx_item *item;
+
+	for (;;) {
+		*inherit = false;
+		if (kthread_should_stop())
+			return NULL;
+		if (!READ_ONCE(p->want_online)) {
+			if (!wsx_m_stop_p(m))
+				return NULL;
+			continue;
+		}
+		wsx_inbox_drain(p);
+		if (p->schedtick % wsx_sched.global_tick == 0) {
+			item = wsx_global_get(p, 1);
+			if (item)
+				return item;
+		}
+		item = wsx_runq_get(p, inherit);
+		if (item)
+			return item;
+		item = wsx_global_get(p, 0);
+		if (item)
+			return item;
+		if (wsx_may_spin(m)) {
+			if (!m->spinning)
+				wsx_m_spin(m);
+			item = wsx_steal_work(m);
+			if (item)
+				return item;
+		}
+		wsx_m_park(m);
+	}
+}
+
+static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
+{
+	struct wsx_p *p = m->p;
+	struct wsx_job *job = item->job;
+
+	if (m->spinning)
+		wsx_m_reset_spinning(m);
+	if (!inherit)
+		p->schedtick++;
+	if (item->flags & WSX_ITEM_ROOT) {
+		job->started_ns = ktime_get_ns();
+		job->cpu = raw_smp_processor_id();
+	}
+	WRITE_ONCE(p->running, true);
+	item->fn(item);		/* from here on the item is not ours */
+	WRITE_ONCE(p->running, false);
+	wsx_stat_inc(p, executed);
+	wsx_job_put(job);
+	cond_resched();
+}
+
+static int wsx_m_main(void *arg)
+{
+	struct wsx_m *m = arg;
+	struct wsx_item *item;
+	bool inherit;
+
+	while ((item = wsx_find_runnable(m, &inherit)))
+		wsx_execute(m, item, inherit);
+	return 0;
+}
+
+/* The M running the caller, or NULL when the caller is not an M. */
+static struct wsx_m *wsx_current_m(void)
+{
+	if (!(current->flags & PF_KTHREAD) ||
+	    kthread_func(current) != wsx_m_main)
+		return NULL;
+	return kthread_data(current);
+}
+
+/* ---- queueing: the exported API --------------------------------------- */
+
+/**
+ * wsx_spawn - from a running item: queue @item in the current P's runnext
+ * @item: initialised with wsx_item_init(), normally with the caller's job
+ *
+ * The new item runs next on this CPU unless a thief takes it; the item that
+ * held runnext moves to the ring's tail.  Called outside an M, it falls back
+ * to wsx_queue(@item, WSX_WHERE_LOCAL, 0).
+ */
+void wsx_spawn(struct wsx_item *item)
+{
+	struct wsx_m *m = wsx_current_m();
+
+	if (!m) {
+		wsx_queue(item, WSX_WHERE_LOCAL, 0);
+		return;
+	}
+	wsx_job_add(item->job);
+	wsx_runq_put(m->p, item, true);
+	wsx_wakep();
+}
+EXPORT_SYMBOL_GPL(wsx_spawn);
+
+/* Queue on @p's inbox unless it is offline; under RCU against hotplug. */
+static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item)
+{
+	bool ok;
+
+	rcu_read_lock();
+	ok = READ_ONCE(p->want_online);
+	if (ok) {
+		wsx_job_add(item->job);
+		llist_add(&item->lnode, &p->inbox);
+		atomic_inc(&p->inbox_len);
+	}
+	rcu_read_unlock();
+	if (ok)
+		wsx_wake_p(p);
+	return ok;
+}
+
+static void wsx_queue_global(struct wsx_item *item)
+{
+	wsx_job_add(item->job);
+	wsx_global_put(item);
+	wsx_wakep();
+}
+
+/**
+ * wsx_queue - queue @item from outside (any context)
+ * @item:	initialised with wsx_item_init()
+ * @where:	WSX_WHERE_LOCAL: the P of the calling CPU (the global queue if
+ *		that CPU has no P); WSX_WHERE_P: P number @p;
+ *		WSX_WHERE_GLOBAL: the global queue
+ * @p:		the P number for WSX_WHERE_P
+ *
+ * Return: 0, or -ENXIO when P @p does not exist or its CPU is offline, or
+ * -EINVAL for an unknown @where.
+ */
+int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p)
+{
+	struct wsx_p *target;
+
+	switch (where) {
+	case WSX_WHERE_LOCAL:
+		target = wsx_sched.cpu_p[raw_smp_processor_id()];
+		if (!target || !wsx_inbox_put(target, item))
+			wsx_queue_global(item);
+		return 0;
+	case WSX_WHERE_P:
+		if (p >= wsx_sched.nprocs ||
+		    !wsx_inbox_put(wsx_sched.ps[p], item))
+			return -ENXIO;
+		return 0;
+	case WSX_WHERE_GLOBAL:
+		wsx_queue_global(item);
+		return 0;
+	}
+	return -EINVAL;
+}
+EXPORT_SYMBOL_GPL(wsx_queue);
+
+/**
+ * wsx_nr_procs - number of Ps (fixed while the module is loaded)
+ */
+unsigned int wsx_nr_procs(void)
+{
+	return wsx_sched.nprocs;
+}
+EXPORT_SYMBOL_GPL(wsx_nr_procs);
+
+unsigned int wsx_p_depth(struct wsx_p *p)
+{
+	int inbox = atomic_read(&p->inbox_len);
+
+	return wsx_ring_len(&p->ring) + !!READ_ONCE(p->runnext) +
+	       max(inbox, 0);
+}
+
+bool wsx_p_is_online(unsigned int id)
+{
+	return id < wsx_sched.nprocs && READ_ONCE(wsx_sched.ps[id]->want_online);
+}
+
+/* ---- CPU hotplug ------------------------------------------------------ */
+
+int wsx_sched_cpu_online(unsigned int cpu)
+{
+	struct wsx_p *p = wsx_sched.cpu_p[cpu];
+
+	if (!p)
+		return 0;
+	set_cpus_allowed_ptr(p->m->task, cpumask_of(cpu));
+	atomic_inc(&wsx_sched.nponline);
+	WRITE_ONCE(p->want_online, true);
+	wake_up(&p->m->wq);
+	return 0;
+}
+
+int wsx_sched_cpu_offline(unsigned int cpu)
+{
+	struct wsx_p *p = wsx_sched.cpu_p[cpu];
+
+	if (!p)
+		return 0;
+	WRITE_ONCE(p->want_online, false);
+	synchronize_rcu();	/* no submitter adds to the inbox after this */
+	wake_up(&p->m->wq);
+	wait_event(p->ack_wq, !READ_ONCE(p->m_online));
+	atomic_dec(&wsx_sched.nponline);
+	/* let the stopped M run anywhere: its CPU is going away */
+	set_cpus_allowed_ptr(p->m->task, cpu_possible_mask);
+	return 0;
+}
+
+/* ---- init and exit ---------------------------------------------------- */
+
+static int wsx_coprimes_init(unsigned int n)
+{
+	unsigned int i;
+
+	wsx_sched.coprimes = kcalloc(n, sizeof(*wsx_sched.coprimes),
+				     GFP_KERNEL);
+	if (!wsx_sched.coprimes)
+		return -ENOMEM;
+	for (i = 1; i <= n; i++)
+		if (gcd(i, n) == 1)
+			wsx_sched.coprimes[wsx_sched.ncoprimes++] = i;
+	return 0;
+}
+
+static struct wsx_p *wsx_p_create(unsigned int id, unsigned int cpu)
+{
+	struct wsx_p *p = kzalloc_node(sizeof(*p), GFP_KERNEL, cpu_to_node(cpu));
+
+	if (!p)
+		return NULL;
+	p->id = id;
+	p->cpu = cpu;
+	wsx_ring_init(&p->ring);
+	init_llist_head(&p->inbox);
+	init_waitqueue_head(&p->ack_wq);
+	p->m_online = true;	/* until its M acknowledges the first stop */
+	return p;
+}
+
+static struct wsx_m *wsx_m_create(unsigned int id, struct wsx_p *p)
+{
+	struct wsx_m *m = kzalloc_node(sizeof(*m), GFP_KERNEL,
+				       cpu_to_node(p->cpu));
+
+	if (!m)
+		return NULL;
+	m->id = id;
+	m->p = p;
+	m->rnd = get_random_u32() | 1;
+	init_waitqueue_head(&m->wq);
+	m->task = kthread_create_on_node(wsx_m_main, m, cpu_to_node(p->cpu),
+					 "wsx/%u", id);
+	if (IS_ERR(m->task)) {
+		kfree(m);
+		return NULL;
+	}
+	set_cpus_allowed_ptr(m->task, cpumask_of(p->cpu));
+	p->m = m;
+	return m;
+}
+
+static void wsx_sched_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < wsx_sched.nprocs; i++) {
+		if (wsx_sched.ms && wsx_sched.ms[i]) {
+			kthread_stop(wsx_sched.ms[i]->task);
+			kfree(wsx_sched.ms[i]);
+		}
+		if (wsx_sched.ps && wsx_sched.ps[i])
+			kfree(wsx_sched.ps[i]);
+	}
+	kfree(wsx_sched.ms);
+	kfree(wsx_sched.ps);
+	kfree(wsx_sched.cpu_p);
+	kfree(wsx_sched.coprimes);
+	bitmap_free(wsx_sched.pidle);
+	memset(&wsx_sched, 0, sizeof(wsx_sched));
+}
+
+/*
+ * wsx_sched_init - create the Ps and their Ms, all stopped: the hotplug
+ * online callback brings up the P of each online CPU.
+ */
+int wsx_sched_init(const struct wsx_sched_params *params)
+{
+	unsigned int n = params->nprocs, i = 0, cpu;
+
+	wsx_sched.steal_policy = params->steal_policy;
+	wsx_sched.global_tick = params->global_tick;
+	wsx_sched.steal_tries = params->steal_tries;
+	wsx_sched.start_ns = ktime_get_ns();
+	spin_lock_init(&wsx_sched.glock);
+	INIT_LIST_HEAD(&wsx_sched.gqueue);
+
+	wsx_sched.ps = kcalloc(n, sizeof(*wsx_sched.ps), GFP_KERNEL);
+	wsx_sched.ms = kcalloc(n, sizeof(*wsx_sched.ms), GFP_KERNEL);
+	wsx_sched.cpu_p = kcalloc(nr_cpu_ids, sizeof(*wsx_sched.cpu_p),
+				  GFP_KERNEL);
+	wsx_sched.pidle = bitmap_zalloc(n, GFP_KERNEL);
+	if (!wsx_sched.ps || !wsx_sched.ms || !wsx_sched.cpu_p ||
+	    !wsx_sched.pidle || wsx_coprimes_init(n))
+		goto fail;
+
+	for_each_online_cpu(cpu) {
+		if (i == n)
+			break;
+		wsx_sched.nprocs = i + 1;	/* what wsx_sched_free() frees */
+		wsx_sched.ps[i] = wsx_p_create(i, cpu);
+		if (!wsx_sched.ps[i])
+			goto fail;
+		wsx_sched.ms[i] = wsx_m_create(i, wsx_sched.ps[i]);
+		if (!wsx_sched.ms[i])
+			goto fail;
+		wsx_sched.cpu_p[cpu] = wsx_sched.ps[i];
+		i++;
+	}
+	if (i != n)
+		goto fail;
+	for (i = 0; i < n; i++)
+		wake_up_process(wsx_sched.ms[i]->task);
+	return 0;
+fail:
+	wsx_sched_free();
+	return -ENOMEM;
+}
+
+/*
+ * wsx_sched_exit - after every P was stopped by the hotplug teardown: stop
+ * the Ms and free everything.  Nothing may be queued any more.
+ */
+void wsx_sched_exit(void)
+{
+	WARN_ON_ONCE(READ_ONCE(wsx_sched.glen));
+	wsx_sched_free();
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsx scheduler internals: Ps, Ms and the global queue.  See the design
+ * comment at the top of sched.c.
+ *
+ * Field tags:
+ *   I: set at init, read-only afterwards.
+ *   O: written only by the P's owner, the M holding it; others read racily
+ *      (statistics) with READ_ONCE.
+ *   X: exchanged by cmpxchg/xchg between the owner and thieves.
+ *   A: atomic or lock-free (llist, bitops).
+ *   L: under wsx_sched.glock.
+ *   M: written only by the M itself.
+ *   W: written by whoever cleared the P's idle bit, before the M's @woken
+ *      is set with a store-release (see wsx_m_wake()).
+ *   H: written by the CPU hotplug callbacks.
+ */
+#ifndef _WSX_SCHED_H
+#define _WSX_SCHED_H
+
+#include <linux/cache.h>
+#include <linux/llist.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "wsx.h"
+#include "wsx_ring.h"
+
+/* Consecutive runnext picks that share one schedule tick (see sched.c). */
+#define WSX_RUNNEXT_CHAIN_MAX	16
+/* Most items one trip to the global queue moves into a P's ring. */
+#define WSX_GLOBAL_BATCH_MAX	(WSX_RING_SIZE / 2)
+/* Steals remembered per P for debugfs steal_log. */
+#define WSX_STEAL_LOG		16
+
+/* Per-P counters, written by the owner (O) except @stolen_from (A). */
+struct wsx_pstats {
+	u64 executed;		/* items run */
+	u64 runnext_hits;	/* ... of which taken from runnext */
+	u64 ring_puts;		/* items put in the ring */
+	u64 spills;		/* ring overflows to the global queue */
+	u64 spilled;		/* items moved by them (129 each) */
+	u64 global_gets;	/* items taken from the global queue */
+	u64 steal_attempts;	/* victims tried */
+	u64 steals;		/* successful steals */
+	u64 stolen;		/* items taken by them */
+	u64 steal_cas_fails;	/* lost cmpxchg on a victim's head */
+	u64 spins;		/* times the M became spinning */
+	u64 parks;		/* times the M parked */
+	u64 wakeups;		/* times it was woken from park */
+	atomic64_t stolen_from;	/* items thieves took from this P */
+};
+
+/* One successful steal, for debugfs steal_log. */
+struct wsx_steal_rec {
+	u32 victim;		/* P stolen from */
+	u32 seen;		/* its ring length at the snapshot */
+	u32 taken;		/* items taken */
+};
+
+struct wsx_m;
+
+struct wsx_p {
+	unsigned int id;			/* I */
+	unsigned int cpu;			/* I */
+	struct wsx_m *m;			/* I: the M bound to it */
+
+	struct wsx_ring ring;			/* see wsx_ring.h */
+	struct wsx_item *runnext ____cacheline_aligned_in_smp; /* X */
+	struct llist_head inbox;		/* A: items queued from outside */
+	atomic_t inbox_len;			/* A: approximate */
+
+	bool want_online;	/* H: submitters check it under RCU */
+	bool m_online;		/* M: the M's acknowledgment */
+	wait_queue_head_t ack_wq;		/* hotplug waits for the ack */
+
+	u32 schedtick;				/* O */
+	u32 runnext_chain;			/* O */
+	bool running;				/* O: an item is running */
+
+	struct wsx_pstats stats ____cacheline_aligned_in_smp;
+	struct wsx_steal_rec steal_log[WSX_STEAL_LOG];	/* O */
+	u32 steal_log_pos;				/* O */
+};
+
+struct wsx_m {
+	unsigned int id;			/* I */
+	struct task_struct *task;		/* I */
+	struct wsx_p *p;			/* I: the P it holds */
+	bool spinning;				/* M */
+	bool parked;				/* M */
+	bool woken;			/* W/M: release by waker, acquire by M */
+	bool wake_spinning;		/* W: the waker counted it spinning */
+	wait_queue_head_t wq;
+	u32 rnd;				/* M: steal-order PRNG */
+};
+
+struct wsx_sched_params {
+	unsigned int nprocs;
+	enum wsx_steal_policy steal_policy;
+	unsigned int global_tick;
+	unsigned int steal_tries;
+};
+
+struct wsx_sched {
+	unsigned int nprocs;			/* I */
+	enum wsx_steal_policy steal_policy;	/* I */
+	unsigned int global_tick;		/* I */
+	unsigned int steal_tries;		/* I */
+	struct wsx_p **ps;			/* I */
+	struct wsx_m **ms;			/* I */
+	struct wsx_p **cpu_p;			/* I: P of each CPU, or NULL */
+	unsigned int *coprimes;			/* I: steal-order strides */
+	unsigned int ncoprimes;			/* I */
+	u64 start_ns;				/* I */
+
+	spinlock_t glock;			/* the L: fields below */
+	struct list_head gqueue;		/* L */
+	unsigned int glen;			/* L, read racily */
+	u64 gputs;				/* L */
+	u64 ggets;				/* L */
+
+	atomic_t nmspinning ____cacheline_aligned_in_smp; /* A */
+	atomic_t npidle;			/* A */
+	atomic_t nponline;			/* A */
+	unsigned long *pidle;			/* A: bit per idle P */
+};
+
+extern struct wsx_sched wsx_sched;
+
+int wsx_sched_init(const struct wsx_sched_params *params);
+void wsx_sched_exit(void);
+int wsx_sched_cpu_online(unsigned int cpu);
+int wsx_sched_cpu_offline(unsigned int cpu);
+
+/* Approximate number of items queued on @p (ring, runnext, inbox). */
+unsigned int wsx_p_depth(struct wsx_p *p);
+bool wsx_p_is_online(unsigned int id);
+
+#define wsx_stat_add(p, field, n)				\
+	do {							\
+		u64 *__stat = &(p)->stats.field;		\
+		WRITE_ONCE(*__stat, *__stat + (n));		\
+	} while (0)
+#define wsx_stat_inc(p, field)	wsx_stat_add(p, field, 1)
+
+#endif /* _WSX_SCHED_H */

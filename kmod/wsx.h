@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsx: the in-kernel API of the work-stealing executor.
+ *
+ * A kernel caller embeds a struct wsx_item in its own object, sets its
+ * function with wsx_item_init() and queues it with wsx_queue(); an item that
+ * is running may add more work with wsx_spawn(), which puts the new item in
+ * its own P's runnext slot so it runs next on the same CPU while its data is
+ * hot.  Items belong to a struct wsx_job, a completion group: the job's done
+ * callback runs once every item added to it has returned.
+ *
+ * The executor owns an item from wsx_queue()/wsx_spawn() until its function
+ * is called; from then on the function owns it (it may free or requeue it).
+ */
+#ifndef _WSX_H
+#define _WSX_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/types.h>
+
+struct wsx_item;
+struct wsx_job;
+
+typedef void (*wsx_fn_t)(struct wsx_item *item);
+
+/* Bits of wsx_item.flags */
+#define WSX_ITEM_ROOT	0x1	/* the first item of its job: stamps start */
+
+/**
+ * struct wsx_item - a unit of work
+ * @fn:		called once, in an M (kthread) holding a P
+ * @job:	the completion group the item belongs to
+ * @node:	link in the global queue, or in a P's inbox (@lnode)
+ * @flags:	WSX_ITEM_*
+ *
+ * While queued the fields belong to the executor; callers set them only
+ * through wsx_item_init().
+ */
+struct wsx_item {
+	wsx_fn_t fn;
+	struct wsx_job *job;
+	union {
+		struct list_head node;
+		struct llist_node lnode;
+	};
+	unsigned int flags;
+};
+
+/**
+ * struct wsx_job - a completion group of items
+ * @refs:	low 32 bits: items added and not yet finished, plus one held
+ *		by the creator until wsx_job_start(); high 32 bits: items
+ *		ever added (saturating use only: read via wsx_job_nodes())
+ * @done:	called, in the context of the last item to finish (or of
+ *		wsx_job_start()), when the count of unfinished items drops to 0
+ * @cancel:	if not NULL, points to a flag that, once true, asks the job's
+ *		items not yet started to skip their work (see wsx_cancelled())
+ * @result:	free for the job's items and done callback
+ * @status:	0 or -errno, free for the job's items and done callback
+ * @started_ns:	when the job's root item started (ktime_get_ns)
+ * @cpu:	the CPU that ran the root item
+ */
+struct wsx_job {
+	atomic64_t refs;
+	void (*done)(struct wsx_job *job);
+	const bool *cancel;
+	u64 result;
+	int status;
+	unsigned int cpu;
+	u64 started_ns;
+};
+
+/* Where wsx_queue() puts an item. */
+enum wsx_where {
+	WSX_WHERE_LOCAL,	/* the P of the calling CPU, else global */
+	WSX_WHERE_P,		/* the P given by number */
+	WSX_WHERE_GLOBAL,	/* the global queue */
+};
+
+void wsx_job_init(struct wsx_job *job, void (*done)(struct wsx_job *job));
+void wsx_job_start(struct wsx_job *job);
+u32 wsx_job_nodes(const struct wsx_job *job);
+
+/**
+ * wsx_item_init - prepare @item to run @fn as part of @job
+ */
+static inline void wsx_item_init(struct wsx_item *item, wsx_fn_t fn,
+				 struct wsx_job *job)
+{
+	item->fn = fn;
+	item->job = job;
+	item->flags = 0;
+}
+
+/**
+ * wsx_cancelled - should @item skip its work because its job was cancelled?
+ */
+static inline bool wsx_cancelled(const struct wsx_item *item)
+{
+	const bool *cancel = item->job->cancel;
+
+	return cancel && READ_ONCE(*cancel);
+}
+
+int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p);
+void wsx_spawn(struct wsx_item *item);
+unsigned int wsx_nr_procs(void);
+
+#endif /* _WSX_H */

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsx_ring: the per-P run ring, a single-producer multi-consumer lock-free
+ * ring of WSX_RING_SIZE item pointers.  Pure data structure: no scheduling,
+ * no allocation, usable from KUnit tests.
+ *
+ * Protocol
+ * --------
+ * head and tail are free-running u32 indices; slot i lives at
+ * slots[i & WSX_RING_MASK].  The ring holds the items [head, tail), so it is
+ * empty when head == tail and full when tail - head == WSX_RING_SIZE.
+ *
+ *   tail   written only by the owner (the M holding the P), with a store-
+ *          release after the slot it publishes has been written.  Read by
+ *          the owner plainly and by everyone else with a load-acquire, which
+ *          pairs with that store-release: a consumer that sees tail == t
+ *          also sees the contents of every slot below t.
+ *
+ *   head   advanced by every consumer - the owner taking one item
+ *          (wsx_ring_get), the owner spilling half to the global queue
+ *          (wsx_ring_take_half) and thieves taking a batch (wsx_ring_grab) -
+ *          always with one compare-and-exchange from the value it read to
+ *          that value plus the number of items taken.  Everyone reads head
+ *          with a load-acquire; the successful cmpxchg is fully ordered.
+ *          The owner's acquire of head in wsx_ring_put pairs with the
+ *          consumers' cmpxchg: their reads of slots below the new head are
+ *          done before the owner reuses those slots.
+ *
+ *   slots  written only by the owner, only at index tail, and only while
+ *          tail - head < WSX_RING_SIZE, i.e. never inside [head, tail).
+ *          Consumers read the slots of [head, head + n) before their cmpxchg
+ *          on head; if the owner overwrote one of those slots meanwhile,
+ *          head must have moved past it first, so the cmpxchg fails and the
+ *          copy is thrown away.  That read/overwrite race is the one benign
+ *          race of the protocol: both sides use READ_ONCE/WRITE_ONCE so the
+ *          compiler neither tears nor invents accesses.
+ *
+ * Why one cmpxchg is enough for a thief: the items it takes are exactly
+ * [h, h + n) for the head h it read, and the cmpxchg succeeds only if no
+ * other consumer took any item since, so each item is taken exactly once.
+ * The owner never moves head backwards and never takes from the tail end.
+ *
+ * Why 32-bit indices do not suffer ABA: a consumer's cmpxchg could succeed
+ * wrongly only if head advanced by exactly 2^32 between its load and its
+ * cmpxchg.  Callers run the grab with preemption disabled, so the window is
+ * a few hundred instructions plus at most an interrupt: far from 2^32 items.
+ *
+ * A snapshot of head then tail is not atomic: while a thief reads them the
+ * owner may consume and refill, so tail - head can exceed the ring size.
+ * wsx_ring_grab retries in that case rather than copy a bogus range.
+ *
+ * head and tail sit on separate cache lines so that the owner's pushes and
+ * the thieves' cmpxchg do not false-share.
+ */
+#ifndef _WSX_RING_H
+#define _WSX_RING_H
+
+#include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/types.h>
+
+#define WSX_RING_SIZE	256
+#define WSX_RING_MASK	(WSX_RING_SIZE - 1)
+
+struct wsx_item;
+
+/*
+ * Field tags: O = written by the owner only; C = advanced by cmpxchg by any
+ * consumer.  See the protocol above.
+ */
+struct wsx_ring {
+	u32 head ____cacheline_aligned_in_smp;			/* C */
+	u32 tail ____cacheline_aligned_in_smp;			/* O */
+	struct wsx_item *slots[WSX_RING_SIZE];			/* O */
+};
+
+/* How much of a victim's ring a thief takes (module parameter steal_policy). */
+enum wsx_steal_policy {
+	WSX_STEAL_HALF,		/* n - n/2, as Go's runqgrab */
+	WSX_STEAL_ONE,		/* one item */
+	WSX_STEAL_ALL,		/* every item */
+	WSX_STEAL_NONE,		/* no stealing: isolated queues */
+};
+
+static inline void wsx_ring_init(struct wsx_ring *r)
+{
+	r->head = 0;
+	r->tail = 0;
+}
+
+/*
+ * Number of items in the ring, for statistics and heuristics: racy by
+ * nature, clamped to the ring size.
+ */
+static inline u32 wsx_ring_len(const struct wsx_ring *r)
+{
+	/* acquire both: see the protocol above */
+	u32 h = smp_load_acquire(&r->head);
+	/* acquire: pairs with the owner's release of tail */
+	u32 t = smp_load_acquire(&r->tail);
+	u32 n = t - h;
+
+	return n > WSX_RING_SIZE ? 0 : n;
+}
+
+static inline bool wsx_ring_empty(const struct wsx_ring *r)
+{
+	return wsx_ring_len(r) == 0;
+}
+
+/*
+ * wsx_ring_put - append @item at the tail.  Owner only.
+ *
+ * Returns false, leaving the ring unchanged, when the ring is full.
+ */
+static inline bool wsx_ring_put(struct wsx_ring *r, struct wsx_item *item)
+{
+	/* acquire: consumers are done with the slots below head */
+	u32 h = smp_load_acquire(&r->head);
+	u32 t = r->tail;
+
+	if (t - h >= WSX_RING_SIZE)
+		return false;
+	WRITE_ONCE(r->slots[t & WSX_RING_MASK], item);
+	/* release: the slot's content before the new tail */
+	smp_store_release(&r->tail, t + 1);
+	return true;
+}
+
+/*
+ * wsx_ring_get - take the item at the head.  Any consumer; the owner uses it
+ * for its own queue, the hotplug drain for a stopped P's.
+ *
+ * Returns NULL when the ring is empty.
+ */
+static inline struct wsx_item *wsx_ring_get(struct wsx_ring *r)
+{
+	/* acquire: pairs with the other consumers' cmpxchg */
+	u32 h = smp_load_acquire(&r->head);
+	struct wsx_item *item;
+
+	for (;;) {
+		/* acquire: pairs with the owner's release of tail */
+		if (h == smp_load_acquire(&r->tail))
+			return NULL;
+		item = READ_ONCE(r->slots[h & WSX_RING_MASK]);
+		if (try_cmpxchg(&r->head, &h, h + 1))
+			return item;
+		/* h now holds the current head: another consumer won */
+	}
+}
+
+/*
+ * wsx_ring_take_half - the owner's spill: take the oldest half of a full
+ * ring into @batch (room for WSX_RING_SIZE / 2 items).
+ *
+ * Returns the number taken: WSX_RING_SIZE / 2, or 0 when the ring was not
+ * full at the snapshot or a thief moved head meanwhile (then the ring has
+ * room again and the caller retries its put).
+ */
+static inline u32 wsx_ring_take_half(struct wsx_ring *r,
+				     struct wsx_item **batch)
+{
+	/* acquire: pairs with the thieves' cmpxchg */
+	u32 h = smp_load_acquire(&r->head);
+	u32 n = (r->tail - h) / 2;
+	u32 i;
+
+	if (n != WSX_RING_SIZE / 2)
+		return 0;
+	for (i = 0; i < n; i++)
+		batch[i] = READ_ONCE(r->slots[(h + i) & WSX_RING_MASK]);
+	if (!try_cmpxchg(&r->head, &h, h + n))
+		return 0;
+	return n;
+}
+
+/* How many of @n queued items a thief takes under @policy. */
+static inline u32 wsx_steal_amount(enum wsx_steal_policy policy, u32 n)
+{
+	switch (policy) {
+	case WSX_STEAL_HALF:
+		return n - n / 2;
+	case WSX_STEAL_ONE:
+		return n ? 1 : 0;
+	case WSX_STEAL_ALL:
+		return n;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * wsx_ring_grab - a thief's batch: take wsx_steal_amount(@policy, n) of the
+ * oldest items of @victim, with one cmpxchg on its head, copying them into
+ * @dst's slots from index @dst_tail on.  @dst must belong to the caller and
+ * have room: the caller publishes them by moving its own tail.
+ *
+ * Call with preemption disabled (see "ABA" above).  @seen, if not NULL, gets
+ * the victim's queue length n at the successful snapshot; @cas_fails is
+ * incremented for every lost cmpxchg.
+ *
+ * Returns the number of items taken, 0 when the victim's ring is empty.
+ */
+static inline u32 wsx_ring_grab(struct wsx_ring *victim, struct wsx_ring *dst,
+				u32 dst_tail, enum wsx_steal_policy policy,
+				u32 *seen, u64 *cas_fails)
+{
+	for (;;) {
+		/* acquire: pairs with the other consumers' cmpxchg */
+		u32 h = smp_load_acquire(&victim->head);
+		/* acquire: the victim's slots below t are written */
+		u32 t = smp_load_acquire(&victim->tail);
+		u32 n = t - h, k, i;
+
+		if (n > WSX_RING_SIZE)
+			continue;	/* inconsistent snapshot: retry */
+		k = wsx_steal_amount(policy, n);
+		if (!k)
+			return 0;
+		for (i = 0; i < k; i++)
+			WRITE_ONCE(dst->slots[(dst_tail + i) & WSX_RING_MASK],
+				   READ_ONCE(victim->slots[(h + i) &
+							   WSX_RING_MASK]));
+		if (try_cmpxchg(&victim->head, &h, h + k)) {
+			if (seen)
+				*seen = n;
+			return k;
+		}
+		(*cas_fails)++;
+	}
+}
+
+#endif /* _WSX_RING_H */

@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the shell selftests of wsx.  Source it.
+#
+# WSX_KO: the module file to insmod; when it does not exist, modprobe wsx.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+WSX_KO=${WSX_KO:-/wsx/kmod/wsx.ko}
+WSX_DEBUGFS=/sys/kernel/debug/wsx
+
+wsx_loaded() { [ -d /sys/module/wsx ]; }
+
+# wsx_load [PARAMS...]: load the module with PARAMS
+wsx_load() {
+	if [ -f "$WSX_KO" ]; then
+		insmod "$WSX_KO" "$@"
+	else
+		modprobe wsx "$@"
+	fi
+}
+
+wsx_unload() { rmmod wsx; }
+
+# wsx_reload [PARAMS...]: unload when loaded, then load with PARAMS
+wsx_reload() {
+	if wsx_loaded; then
+		wsx_unload || return
+	fi
+	wsx_load "$@"
+}
+
+# wsx_need_root_and_module: skip (exit 4) with the reason when the test
+# cannot run here
+wsx_need_root_and_module() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "# SKIP need root"
+		exit $KSFT_SKIP
+	fi
+	if ! wsx_loaded && [ ! -f "$WSX_KO" ] && ! modinfo wsx >/dev/null 2>&1; then
+		echo "# SKIP wsx.ko not found (set WSX_KO)"
+		exit $KSFT_SKIP
+	fi
+}

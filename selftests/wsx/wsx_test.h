@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by the C selftests of wsx: raw ioctls on /dev/wsx
+ * (the tests exercise the ABI itself, not libwsx) and reads of the debugfs
+ * statistics.
+ */
+#ifndef _WSX_TEST_H
+#define _WSX_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/wsx.h>
+
+/* Open /dev/wsx read-write; -errno on failure. */
+static inline int wsx_test_open(void)
+{
+	int fd = open(WSX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* ioctl() that returns -errno instead of -1. */
+static inline long wsx_test_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	long ret = ioctl(fd, cmd, arg);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* Read a whole debugfs file of wsx into buf (NUL-terminated); -errno. */
+static inline int wsx_test_read_debugfs(const char *name, char *buf,
+					size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", WSX_DEBUGFS_PATH, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* A request for @op with @args (zero-filled), placed as asked. */
+static inline struct wsx_req wsx_test_req(__u32 op, __u64 user_data,
+					  __u16 place, __u32 target,
+					  __u64 a0, __u64 a1, __u64 a2)
+{
+	struct wsx_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.op = op;
+	req.user_data = user_data;
+	req.place = place;
+	req.target = target;
+	req.args[0] = a0;
+	req.args[1] = a1;
+	req.args[2] = a2;
+	return req;
+}
+
+/* One WSX_IOC_SUBMIT call; returns what the ioctl returns (or -errno). */
+static inline long wsx_test_submit(int fd, struct wsx_req *reqs, __u32 n,
+				   struct wsx_submit *out)
+{
+	struct wsx_submit sub;
+
+	memset(&sub, 0, sizeof(sub));
+	sub.items = (uintptr_t)reqs;
+	sub.count = n;
+	long ret = wsx_test_ioctl(fd, WSX_IOC_SUBMIT, &sub);
+
+	if (out)
+		*out = sub;
+	return ret;
+}
+
+/* One WSX_IOC_WAIT call; returns records copied or -errno. */
+static inline long wsx_test_wait(int fd, struct wsx_completion *recs,
+				 __u32 max, __u32 min, __s64 timeout_ns)
+{
+	struct wsx_wait w;
+
+	memset(&w, 0, sizeof(w));
+	w.records = (uintptr_t)recs;
+	w.max = max;
+	w.min = min;
+	w.timeout_ns = timeout_ns;
+	return wsx_test_ioctl(fd, WSX_IOC_WAIT, &w);
+}
+
+/*
+ * Per-record callback of wsx_test_run(); return false to fail the run.
+ */
+typedef bool (*wsx_test_rec_fn)(const struct wsx_completion *rec, void *ctx);
+
+/*
+ * Submit all @n requests (in batches, draining completions whenever the
+ * in-flight limit answers EAGAIN) and wait for all @n completions, calling
+ * @fn on each.  Returns 0, or -errno of the first failure (-ETIMEDOUT when
+ * no completion arrived for @stall_ns).
+ */
+static inline int wsx_test_run(int fd, struct wsx_req *reqs, size_t n,
+			       wsx_test_rec_fn fn, void *ctx, __s64 stall_ns)
+{
+	static struct wsx_completion recs[WSX_WAIT_MAX];
+	size_t sent = 0, done = 0;
+	long ret;
+
+	while (done < n) {
+		while (sent < n) {
+			__u32 batch = n - sent > 256 ? 256 : n - sent;
+
+			ret = wsx_test_submit(fd, reqs + sent, batch, NULL);
+			if (ret == -EAGAIN)
+				break;
+			if (ret < 0)
+				return ret;
+			sent += ret;
+		}
+		ret = wsx_test_wait(fd, recs, WSX_WAIT_MAX, 1, stall_ns);
+		if (ret < 0)
+			return ret;
+		for (long i = 0; i < ret; i++)
+			if (fn && !fn(&recs[i], ctx))
+				return -EBADMSG;
+		done += ret;
+	}
+	return 0;
+}
+
+/*
+ * The value of @key on the line of P @p (-1: the "global" line) of the
+ * debugfs stats text @text; -1 when absent.
+ */
+static inline long long wsx_test_stat(const char *text, int p,
+				      const char *key)
+{
+	char head[32], pat[64];
+	const char *line = text, *end, *hit;
+
+	if (p < 0)
+		snprintf(head, sizeof(head), "global ");
+	else
+		snprintf(head, sizeof(head), "P%d ", p);
+	snprintf(pat, sizeof(pat), " %s=", key);
+	while (line && *line) {
+		end = strchr(line, '\n');
+		if (!strncmp(line, head, strlen(head))) {
+			hit = strstr(line, pat);
+			if (hit && (!end || hit < end))
+				return strtoll(hit + strlen(pat), NULL, 10);
+			return -1;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return -1;
+}
+
+/* Sum of @key over all @nprocs P lines. */
+static inline long long wsx_test_stat_sum(const char *text, int nprocs,
+					  const char *key)
+{
+	long long sum = 0;
+
+	for (int p = 0; p < nprocs; p++)
+		sum += wsx_test_stat(text, p, key);
+	return sum;
+}
+
+/* Number of Ps of the loaded module (WSX_IOC_VERSION), or -errno. */
+static inline int wsx_test_nprocs(int fd)
+{
+	struct wsx_version v;
+	long ret = wsx_test_ioctl(fd, WSX_IOC_VERSION, &v);
+
+	return ret < 0 ? (int)ret : (int)v.nprocs;
+}
+
+/*
+ * Scale a test's size down on slow kernels: the environment variable
+ * WSX_SCALE (a divisor, default 1) divides @n, keeping at least @min.
+ */
+static inline size_t wsx_test_scaled(size_t n, size_t min)
+{
+	const char *env = getenv("WSX_SCALE");
+	long div = env ? strtol(env, NULL, 10) : 1;
+
+	if (div > 1)
+		n /= div;
+	return n < min ? min : n;
+}
+
+#endif /* _WSX_TEST_H */

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * wsx: a work-stealing executor for kernel work items, after the Go runtime
+ * scheduler.  This is the ABI of /dev/wsx.
+ *
+ * A process opens /dev/wsx and gets a session.  It submits batches of items
+ * (WSX_IOC_SUBMIT); each item names a built-in op, its arguments, where it is
+ * queued (the submitting CPU's P, a chosen P, or the global queue) and a
+ * 64-bit user value.  When an item and everything it spawned has finished,
+ * the session gets one completion record carrying the user value back;
+ * WSX_IOC_WAIT copies completion records out, and poll() reports POLLIN while
+ * any are ready.  Closing the file cancels what is still queued and waits for
+ * what is running.
+ *
+ * Every struct has a fixed size, explicit padding and reserved fields that
+ * must be zero on input (-EINVAL otherwise) and are zero on output, so that
+ * later minor versions can give them a meaning.  The layouts are identical
+ * for 32-bit and 64-bit processes: pointers travel as __u64.
+ */
+#ifndef _UAPI_LINUX_WSX_H
+#define _UAPI_LINUX_WSX_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define WSX_ABI_MAJOR		1	/* incompatible changes bump this */
+#define WSX_ABI_MINOR		0	/* compatible additions bump this */
+
+#define WSX_DEVICE_PATH		"/dev/wsx"
+#define WSX_DEBUGFS_PATH	"/sys/kernel/debug/wsx"
+
+/* Most items one WSX_IOC_SUBMIT call takes. */
+#define WSX_SUBMIT_MAX		4096
+/* Most completion records one WSX_IOC_WAIT call returns. */
+#define WSX_WAIT_MAX		4096
+
+/**
+ * struct wsx_version - answer of WSX_IOC_VERSION
+ * @abi_major:	WSX_ABI_MAJOR of the running module
+ * @abi_minor:	WSX_ABI_MINOR of the running module
+ * @nprocs:	number of Ps (logical processors) the executor runs
+ * @submit_max:	WSX_SUBMIT_MAX of the running module
+ * @wait_max:	WSX_WAIT_MAX of the running module
+ * @reserved:	zero
+ */
+struct wsx_version {
+	__u32 abi_major;
+	__u32 abi_minor;
+	__u32 nprocs;
+	__u32 submit_max;
+	__u32 wait_max;
+	__u32 reserved[3];
+};
+
+/*
+ * Built-in ops.  Arguments unused by an op must be zero.
+ *
+ * WSX_OP_NOP		nothing; result 0
+ * WSX_OP_SPIN		args[0] = ns to burn on the CPU (at most the module
+ *			parameter max_item_ns); result 0
+ * WSX_OP_SLEEP		args[0] = us to sleep (at most 1 s); result 0
+ * WSX_OP_SPAWN		args[0] = fanout (1..64), args[1] = depth,
+ *			args[2] = leaf_ns: a tree of depth + 1 levels in which
+ *			every node above the last level spawns fanout children
+ *			on its own P and every leaf spins leaf_ns, so
+ *			sum(fanout^i, i = 0..depth) nodes (depth 0: one leaf),
+ *			at most WSX_SPAWN_MAX_NODES; result = nodes that ran
+ * WSX_OP_FIB		args[0] = n (at most WSX_FIB_MAX): fork-join Fibonacci
+ *			in which every node with n >= 2 spawns two children;
+ *			result fib(n), fib(0) = 0, fib(1) = 1
+ * WSX_OP_CRC32C	args[0] = user address, args[1] = length (1 byte ..
+ *			1 GiB), args[2] = chunk (4 KiB .. 1 GiB; 0 = 64 KiB):
+ *			CRC32C (Castagnoli, ~0 seed, inverted result as the
+ *			usual crc32c tools print it) of the buffer, split in
+ *			chunk items; result the checksum.  The buffer's pages
+ *			are pinned by WSX_IOC_SUBMIT (-EFAULT if any is not
+ *			mapped readable) and released when the item completes:
+ *			the checksum is of the data they hold while it runs
+ *
+ * An argument over its limit gives -E2BIG, any other bad argument -EINVAL.
+ */
+enum wsx_op {
+	WSX_OP_NOP	= 0,
+	WSX_OP_SPIN	= 1,
+	WSX_OP_SLEEP	= 2,
+	WSX_OP_SPAWN	= 3,
+	WSX_OP_FIB	= 4,
+	WSX_OP_CRC32C	= 5,
+};
+
+#define WSX_FIB_MAX		30
+#define WSX_SPAWN_MAX_NODES	0x400000U	/* 2^22 */
+#define WSX_SPAWN_MAX_FANOUT	64
+#define WSX_SLEEP_MAX_US	1000000
+#define WSX_CRC32C_MAX_LEN	0x40000000ULL	/* 1 GiB */
+
+/*
+ * Where a submitted item is queued.  P n is the executor's n-th logical
+ * processor, bound to the n-th CPU that was online when the module loaded
+ * (so P n runs on CPU n on a machine whose CPUs are all online).
+ */
+enum wsx_place {
+	WSX_PLACE_LOCAL		= 0,	/* the submitting CPU's P, or global */
+	WSX_PLACE_P		= 1,	/* the P numbered wsx_req.target */
+	WSX_PLACE_GLOBAL	= 2,	/* the global queue */
+};
+
+/**
+ * struct wsx_req - one item to run, in a WSX_IOC_SUBMIT batch (64 bytes)
+ * @user_data:	echoed in the item's completion record
+ * @op:		enum wsx_op
+ * @place:	enum wsx_place
+ * @flags:	zero (none defined yet)
+ * @target:	P number for WSX_PLACE_P, else zero
+ * @reserved:	zero
+ * @delay_ns:	queue the item this many ns from now; only 0 (at once) is
+ *		implemented yet, others give -EOPNOTSUPP
+ * @args:	op arguments, see enum wsx_op
+ */
+struct wsx_req {
+	__u64 user_data;
+	__u32 op;
+	__u16 place;
+	__u16 flags;
+	__u32 target;
+	__u32 reserved;
+	__u64 delay_ns;
+	__u64 args[4];
+};
+
+/**
+ * struct wsx_submit - argument of WSX_IOC_SUBMIT (32 bytes)
+ * @items:	user pointer to an array of @count struct wsx_req
+ * @count:	1 .. WSX_SUBMIT_MAX
+ * @queued:	out: how many items, from the first, were queued
+ * @error:	out: 0 when all were queued, else -errno for items[@queued],
+ *		the first item that was refused; none after it was queued
+ * @reserved:	zero
+ *
+ * The ioctl returns @queued when at least one item was queued, else the
+ * -errno of the first item (or of the struct itself).  @queued and @error
+ * are ignored on input.
+ */
+struct wsx_submit {
+	__u64 items;
+	__u32 count;
+	__u32 queued;
+	__s32 error;
+	__u32 reserved[3];
+};
+
+/**
+ * struct wsx_completion - the record of one finished item (64 bytes)
+ * @user_data:	the item's user_data
+ * @result:	the op's result (see enum wsx_op)
+ * @status:	0, or -ENOMEM when the item could not spawn all its nodes
+ * @cpu:	CPU that ran the item itself (not its spawned children)
+ * @queued_ns:	CLOCK_MONOTONIC ns when the item was queued
+ * @started_ns:	... when it started to run
+ * @finished_ns: ... when it and everything it spawned had finished
+ * @nodes:	items that ran for it: 1, or the nodes of a SPAWN/FIB tree
+ *		or CRC32C chunks, saturated at 2^32-1
+ * @reserved:	zero
+ */
+struct wsx_completion {
+	__u64 user_data;
+	__u64 result;
+	__s32 status;
+	__u32 cpu;
+	__u64 queued_ns;
+	__u64 started_ns;
+	__u64 finished_ns;
+	__u32 nodes;
+	__u32 reserved[3];
+};
+
+/**
+ * struct wsx_wait - argument of WSX_IOC_WAIT (40 bytes)
+ * @records:	user pointer to an array of @max struct wsx_completion
+ * @max:	1 .. WSX_WAIT_MAX records to copy out at most
+ * @min:	0 .. @max: wait until at least this many are ready
+ * @timeout_ns:	how long to wait for @min records; negative = forever
+ * @count:	out: records copied (ignored on input)
+ * @reserved:	zero
+ *
+ * Returns the number of records copied (also in @count).  When fewer than
+ * @min are ready at the timeout it returns -ETIMEDOUT and copies nothing; a
+ * signal gives -EINTR, also copying nothing: the records stay queued.
+ */
+struct wsx_wait {
+	__u64 records;
+	__u32 max;
+	__u32 min;
+	__s64 timeout_ns;
+	__u32 count;
+	__u32 reserved[3];
+};
+
+#define WSX_IOC_MAGIC	0xE9
+
+/*
+ * WSX_IOC_VERSION	-EFAULT	bad pointer
+ * WSX_IOC_SUBMIT	-EFAULT	bad pointer (struct or items)
+ *			-EINVAL	count 0, reserved or flags not zero, unknown
+ *				op or place, unused argument not zero,
+ *				argument out of range
+ *			-E2BIG	count over WSX_SUBMIT_MAX, or an argument over
+ *				its limit (max_item_ns, tree size, buffer size)
+ *			-ENXIO	WSX_PLACE_P on a P that does not exist or
+ *				whose CPU is offline
+ *			-EOPNOTSUPP delay_ns not zero
+ *			-EAGAIN	the per-session or total in-flight limit is
+ *				reached: wait for completions and retry
+ *			-ENOMEM	out of memory
+ *			-ESHUTDOWN the session is closing
+ * WSX_IOC_WAIT		-EFAULT	bad pointer
+ *			-EINVAL	max 0, min over max, reserved not zero
+ *			-E2BIG	max over WSX_WAIT_MAX
+ *			-ETIMEDOUT fewer than min records by the timeout
+ *			-EINTR	interrupted by a signal
+ * any other command	-ENOTTY
+ */
+#define WSX_IOC_VERSION	_IOR(WSX_IOC_MAGIC, 0x00, struct wsx_version)
+#define WSX_IOC_SUBMIT	_IOWR(WSX_IOC_MAGIC, 0x01, struct wsx_submit)
+#define WSX_IOC_WAIT	_IOWR(WSX_IOC_MAGIC, 0x02, struct wsx_wait)
+
+#endif /* _UAPI_LINUX_WSX_H */

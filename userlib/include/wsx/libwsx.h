@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * libwsx - a thin C library over the /dev/wsx ioctl ABI of <linux/wsx.h>.
+ *
+ * Conventions, for every function below:
+ *
+ *  - A function that can fail returns 0 (or a count) on success and a
+ *    negative errno value on failure.  The errno variable is never the way an
+ *    error is reported, though it may be clobbered by the system calls made.
+ *  - A struct wsx is a session on the device.  Once wsx_open() has returned
+ *    it, the library never changes it until wsx_close(), so any number of
+ *    threads may call wsx_submit(), wsx_wait(), wsx_version() and wsx_fd()
+ *    on one session at once; the module serialises what needs it.  Only
+ *    wsx_close() must not race with any other use of the session.
+ *  - Functions that take no session keep no state between calls and are
+ *    thread-safe, except where noted.
+ *
+ * Environment (read with secure_getenv(), so ignored by set-id programs):
+ *   WSX_DEVICE	  path opened instead of WSX_DEVICE_PATH ("/dev/wsx")
+ *   WSX_DEBUGFS  directory read instead of WSX_DEBUGFS_PATH
+ *		  ("/sys/kernel/debug/wsx")
+ */
+#ifndef LIBWSX_H
+#define LIBWSX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include <linux/wsx.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An open session on /dev/wsx; opaque. */
+struct wsx;
+
+/*
+ * wsx_open - open a session on the wsx device
+ * @out:	where the new session is stored (NULL on failure)
+ * @flags:	must be 0; reserved for later use
+ *
+ * Opens $WSX_DEVICE, or WSX_DEVICE_PATH when that is unset or empty,
+ * read-write and close-on-exec, asks the module for its version
+ * (WSX_IOC_VERSION) and keeps the answer: wsx_submit() and wsx_wait() size
+ * their calls by it.
+ *
+ * Returns 0, or:
+ *   -EINVAL	@out is NULL or @flags is not 0
+ *   -ENOMEM	out of memory
+ *   -EPROTO	the module's ABI major differs from WSX_ABI_MAJOR, or it
+ *		reports a submit_max or wait_max of 0
+ *   -ENOTTY	the path is not a wsx device (the version ioctl is unknown)
+ *   any error of open(2) (-ENOENT when the module is not loaded, -EACCES,
+ *   ...) or of ioctl(2).
+ * On failure no file descriptor is left open.
+ *
+ * Thread-safety: safe.
+ */
+int wsx_open(struct wsx **out, int flags);
+
+/*
+ * wsx_close - end a session
+ * @w:		a session from wsx_open(), or NULL (then nothing happens)
+ *
+ * Closes the file descriptor and frees @w.  The module cancels the items the
+ * session still has queued (their records are lost) and waits for the ones
+ * that are running.
+ *
+ * Thread-safety: no other call may use @w at the same time or afterwards.
+ */
+void wsx_close(struct wsx *w);
+
+/*
+ * wsx_fd - the session's file descriptor
+ * @w:		a session
+ *
+ * Returns the descriptor, for poll(2) (POLLIN while completion records are
+ * ready) or for ioctls the library does not wrap, or -EINVAL if @w is NULL.
+ * It stays owned by @w: do not close it.
+ *
+ * Thread-safety: safe.
+ */
+int wsx_fd(const struct wsx *w);
+
+/*
+ * wsx_version - ask the module for its version
+ * @w:		a session
+ * @v:		filled with the module's answer
+ *
+ * Issues WSX_IOC_VERSION again (nprocs may change with CPU hotplug); the
+ * copy kept by wsx_open() for sizing calls is not changed.
+ *
+ * Returns 0, or -EINVAL (@w or @v NULL), or the -errno of the ioctl.
+ *
+ * Thread-safety: safe.
+ */
+int wsx_version(struct wsx *w, struct wsx_version *v);
+
+/*
+ * wsx_submit - queue items on the executor
+ * @w:		a session
+ * @items:	the items, filled with the wsx_item_*() helpers
+ * @count:	how many, 1 .. INT_MAX
+ * @item_error:	if not NULL: set to 0 when all items were queued, else to
+ *		the -errno of the first item that was refused
+ *
+ * Queues @items in order, in WSX_IOC_SUBMIT calls of at most the module's
+ * submit_max items, and stops at the first item the module refuses; no item
+ * after it is queued.  A call interrupted by a signal (EINTR) is retried.
+ *
+ * Returns the number of items queued (items[0 .. ret-1]) when at least one
+ * was, else the negative errno of the first item, as listed in <linux/wsx.h>:
+ *   -EAGAIN	in-flight limit reached: reap completions with wsx_wait(),
+ *		then submit the rest again
+ *   -EINVAL	@w or @items NULL, @count 0 (no system call is made), or an
+ *		item is malformed
+ *   -E2BIG	@count over INT_MAX (no system call), or an argument over its
+ *		limit
+ *   -ENXIO, -ENOMEM, -EFAULT, -ESHUTDOWN  see <linux/wsx.h>
+ *   -EPROTO	the module's answer broke the ABI (more items queued than
+ *		given, or a short count without an error)
+ *
+ * Thread-safety: safe; items of concurrent calls may interleave.
+ */
+int wsx_submit(struct wsx *w, const struct wsx_req *items,
+	       unsigned int count, int *item_error);
+
+/*
+ * wsx_wait - reap completion records
+ * @w:		a session
+ * @recs:	array of at least @max records
+ * @max:	most records to return, at least 1; more than the module's
+ *		wait_max is cut down to wait_max
+ * @min:	wait until at least this many are ready (0 = do not wait)
+ * @timeout_ns:	how long to wait for @min records; negative = forever
+ *
+ * Wraps WSX_IOC_WAIT.  Records come in the order the items finished.
+ *
+ * Returns the number of records stored in @recs, or:
+ *   -EINVAL	@w or @recs NULL, @max 0 or @min over @max (no system call)
+ *   -E2BIG	@min over the module's wait_max (no system call)
+ *   -ETIMEDOUT	fewer than @min records were ready by the timeout
+ *   -EINTR	a signal arrived first; call again (no record is lost)
+ *   -EFAULT	see <linux/wsx.h>
+ * On any error no record is consumed.
+ *
+ * Thread-safety: safe; each record goes to exactly one caller.
+ */
+int wsx_wait(struct wsx *w, struct wsx_completion *recs, unsigned int max,
+	     unsigned int min, int64_t timeout_ns);
+
+/*
+ * wsx_item_nop, wsx_item_spin, wsx_item_sleep, wsx_item_spawn,
+ * wsx_item_fib, wsx_item_crc32c - fill an item (a struct wsx_req)
+ * @item:	the item to fill; all its bytes are zeroed first
+ * @user_data:	returned in the item's completion record
+ *
+ * Each sets the op and its arguments (see enum wsx_op in <linux/wsx.h>):
+ *   nop	nothing
+ *   spin	burn @ns nanoseconds of CPU
+ *   sleep	sleep @us microseconds
+ *   spawn	a tree of @fanout children per node, @depth levels deep,
+ *		whose leaves spin @leaf_ns
+ *   fib	fork-join Fibonacci of @n
+ *   crc32c	CRC32C of @len bytes at @buf, in items of @chunk bytes
+ *		(0 = the module's default); @buf must stay mapped and
+ *		unchanged until the item's completion has been reaped
+ * The item is placed WSX_PLACE_LOCAL without delay; see wsx_item_place()
+ * and wsx_item_delay().  Ranges are checked by the module at submission.
+ *
+ * Thread-safety: safe.
+ */
+void wsx_item_nop(struct wsx_req *item, __u64 user_data);
+void wsx_item_spin(struct wsx_req *item, __u64 ns, __u64 user_data);
+void wsx_item_sleep(struct wsx_req *item, __u64 us, __u64 user_data);
+void wsx_item_spawn(struct wsx_req *item, unsigned int fanout,
+		    unsigned int depth, __u64 leaf_ns, __u64 user_data);
+void wsx_item_fib(struct wsx_req *item, unsigned int n, __u64 user_data);
+void wsx_item_crc32c(struct wsx_req *item, const void *buf, size_t len,
+		     size_t chunk, __u64 user_data);
+
+/*
+ * wsx_item_place - choose where a filled item is queued
+ * @item:	an item filled by one of the helpers above
+ * @place:	WSX_PLACE_LOCAL, WSX_PLACE_P or WSX_PLACE_GLOBAL
+ * @target:	the P number for WSX_PLACE_P; ignored (stored as 0) otherwise
+ *
+ * Changes only @item->place and @item->target.  An unknown @place is stored
+ * as it is, for the module to refuse with -EINVAL.
+ *
+ * Thread-safety: safe.
+ */
+void wsx_item_place(struct wsx_req *item, enum wsx_place place,
+		    unsigned int target);
+
+/*
+ * wsx_item_delay - delay a filled item
+ * @item:	an item filled by one of the helpers above
+ * @ns:		queue it this many nanoseconds after submission (0 = at once)
+ *
+ * Changes only @item->delay_ns.
+ *
+ * Thread-safety: safe.
+ */
+void wsx_item_delay(struct wsx_req *item, __u64 ns);
+
+/* Counters of one P, as the module's debugfs "stats" file gives them. */
+struct wsx_pstats {
+	__u64 executed;		/* items run on this P */
+	__u64 runnext_hits;	/* ... taken from the runnext slot */
+	__u64 ring_puts;	/* items put in the local ring */
+	__u64 spills;		/* ring overflows moved to the global queue */
+	__u64 global_gets;	/* items taken from the global queue */
+	__u64 steal_attempts;	/* tries to steal from another P */
+	__u64 steals;		/* ... that got something */
+	__u64 stolen;		/* items this P stole */
+	__u64 stolen_from;	/* items other Ps stole from this one */
+	__u64 steal_cas_fails;	/* lost races on a victim's ring head */
+	__u64 spins;		/* times the P spun looking for work */
+	__u64 parks;		/* times its thread parked */
+	__u64 wakeups;		/* times its thread was woken */
+};
+
+/* Counters of the global run queue. */
+struct wsx_gstats {
+	__u64 depth;		/* items queued now */
+	__u64 puts;
+	__u64 gets;
+};
+
+/* The whole stats file: wsx_stats_parse() allocates @p. */
+struct wsx_stats {
+	unsigned int nprocs;
+	struct wsx_pstats *p;	/* nprocs entries, index = P number */
+	struct wsx_gstats global;
+};
+
+/*
+ * wsx_stats_parse - parse the text of the debugfs "stats" file
+ * @text:	NUL-terminated text
+ * @st:		filled on success; zeroed on failure
+ *
+ * The text is one line "P<n> key=value ..." per P, n = 0, 1, ... in order,
+ * then one line "global key=value ...".  Values are unsigned decimal 64-bit
+ * numbers.  Keys the library knows (the fields of struct wsx_pstats and
+ * struct wsx_gstats) are stored, others are skipped, fields whose key is
+ * missing stay 0.  Empty lines are skipped.
+ *
+ * Returns 0, or:
+ *   -EINVAL	@text or @st NULL, or malformed text: a token without '=' or
+ *		with an empty key, a value that is not a decimal number or
+ *		overflows, P lines not numbered 0..n-1 in order, a line of
+ *		another kind, a P line after the global line, no P line, no
+ *		or two global lines
+ *   -ENOMEM	out of memory
+ *
+ * Free a parsed @st with wsx_stats_free().
+ *
+ * Thread-safety: safe.
+ */
+int wsx_stats_parse(const char *text, struct wsx_stats *st);
+
+/*
+ * wsx_stats_read - read and parse the module's statistics
+ * @st:		as for wsx_stats_parse()
+ *
+ * Reads $WSX_DEBUGFS/stats (default WSX_DEBUGFS_PATH "/stats") and parses
+ * it with wsx_stats_parse().  debugfs is usually readable by root only.
+ *
+ * Returns 0, or the errors of wsx_stats_parse(), or:
+ *   -ENAMETOOLONG  the path is too long
+ *   -EFBIG	the file is over 16 MiB
+ *   any error of open(2) or read(2): -ENOENT when debugfs is not mounted or
+ *   the module not loaded, -EACCES when not root, ...
+ *
+ * Thread-safety: safe.
+ */
+int wsx_stats_read(struct wsx_stats *st);
+
+/*
+ * wsx_stats_free - free what wsx_stats_parse() allocated
+ * @st:		parsed or zeroed stats, or NULL
+ *
+ * Frees @st->p and zeroes @st; @st itself is the caller's.
+ *
+ * Thread-safety: no other call may use @st at the same time.
+ */
+void wsx_stats_free(struct wsx_stats *st);
+
+/* Flags of wsx_stats_write(). */
+#define WSX_STATS_JSON		(1U << 0)
+
+/*
+ * wsx_stats_write - print parsed stats
+ * @f:		output stream
+ * @st:		parsed stats
+ * @flags:	0 for the text format of the stats file (known keys only),
+ *		WSX_STATS_JSON for one JSON object:
+ *		{"nprocs": N, "p": [{"executed": ..., ...}, ...],
+ *		 "global": {"depth": ..., "puts": ..., "gets": ...}}
+ *
+ * The text format parses back with wsx_stats_parse() to the same values.
+ *
+ * Returns 0, or -EINVAL (@f or @st NULL, @st->p NULL with nprocs not 0, an
+ * unknown flag), or -EIO if the stream reports an error.
+ *
+ * Thread-safety: as stdio: safe, @f is locked per call of fprintf().
+ */
+int wsx_stats_write(FILE *f, const struct wsx_stats *st, unsigned int flags);
+
+/*
+ * wsx_schedtrace_read - read the one-line scheduler trace
+ * @buf:	where the line is stored, NUL-terminated, without its '\n'
+ * @len:	size of @buf in bytes
+ *
+ * Reads $WSX_DEBUGFS/schedtrace, a line in the style of the Go runtime's
+ * schedtrace, e.g. "WSX 1234ms: nprocs=4 idleprocs=2 threads=4
+ * spinningthreads=1 idlethreads=2 runqueue=0 [20 0 0 0]".
+ *
+ * Returns the length of the line, or -EINVAL (@buf NULL or @len 0),
+ * -ERANGE (the line does not fit in @buf), or the errors of
+ * wsx_stats_read() other than parse errors.
+ *
+ * Thread-safety: safe.
+ */
+int wsx_schedtrace_read(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBWSX_H */

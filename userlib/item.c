@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * libwsx: helpers that fill struct wsx_req.
+ */
+#include <string.h>
+
+#include <wsx/libwsx.h>
+
+static void item_init(struct wsx_req *item, enum wsx_op op, __u64 user_data)
+{
+	memset(item, 0, sizeof(*item));
+	item->op = op;
+	item->user_data = user_data;
+}
+
+void wsx_item_nop(struct wsx_req *item, __u64 user_data)
+{
+	item_init(item, WSX_OP_NOP, user_data);
+}
+
+void wsx_item_spin(struct wsx_req *item, __u64 ns, __u64 user_data)
+{
+	item_init(item, WSX_OP_SPIN, user_data);
+	item->args[0] = ns;
+}
+
+void wsx_item_sleep(struct wsx_req *item, __u64 us, __u64 user_data)
+{
+	item_init(item, WSX_OP_SLEEP, user_data);
+	item->args[0] = us;
+}
+
+void wsx_item_spawn(struct wsx_req *item, unsigned int fanout,
+		    unsigned int depth, __u64 leaf_ns, __u64 user_data)
+{
+	item_init(item, WSX_OP_SPAWN, user_data);
+	item->args[0] = fanout;
+	item->args[1] = depth;
+	item->args[2] = leaf_ns;
+}
+
+void wsx_item_fib(struct wsx_req *item, unsigned int n, __u64 user_data)
+{
+	item_init(item, WSX_OP_FIB, user_data);
+	item->args[0] = n;
+}
+
+void wsx_item_crc32c(struct wsx_req *item, const void *buf, size_t len,
+		     size_t chunk, __u64 user_data)
+{
+	item_init(item, WSX_OP_CRC32C, user_data);
+	item->args[0] = (__u64)(uintptr_t)buf;
+	item->args[1] = len;
+	item->args[2] = chunk;
+}
+
+void wsx_item_place(struct wsx_req *item, enum wsx_place place,
+		    unsigned int target)
+{
+	item->place = place;
+	item->target = place == WSX_PLACE_P ? target : 0;
+}
+
+void wsx_item_delay(struct wsx_req *item, __u64 ns)
+{
+	item->delay_ns = ns;
+}

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * libwsx: the module's debugfs files, "stats" and "schedtrace".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <wsx/libwsx.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define DEBUGFS_MAX	(16U << 20)
+
+struct stat_key {
+	const char *name;
+	size_t offset;
+};
+
+struct key_table {
+	const struct stat_key *keys;
+	size_t n;
+};
+
+#define PKEY(f)	{ #f, offsetof(struct wsx_pstats, f) }
+static const struct stat_key pstats_keys[] = {
+	PKEY(executed), PKEY(runnext_hits), PKEY(ring_puts), PKEY(spills),
+	PKEY(global_gets), PKEY(steal_attempts), PKEY(steals), PKEY(stolen),
+	PKEY(stolen_from), PKEY(steal_cas_fails), PKEY(spins), PKEY(parks),
+	PKEY(wakeups),
+};
+
+#define GKEY(f)	{ #f, offsetof(struct wsx_gstats, f) }
+static const struct stat_key gstats_keys[] = {
+	GKEY(depth), GKEY(puts), GKEY(gets),
+};
+
+static const struct key_table pstats_table = {
+	pstats_keys, ARRAY_SIZE(pstats_keys)
+};
+static const struct key_table gstats_table = {
+	gstats_keys, ARRAY_SIZE(gstats_keys)
+};
+
+static __u64 *stat_field(void *base, const struct stat_key *key)
+{
+	return (__u64 *)((char *)base + key->offset);
+}
+
+static unsigned long long stat_value(const void *base,
+				     const struct stat_key *key)
+{
+	return *(const __u64 *)((const char *)base + key->offset);
+}
+
+/* A run of non-blank characters, not NUL-terminated. */
+struct token {
+	const char *s;
+	size_t len;
+};
+
+/* Takes the next token of [*pos, end); false when there is none. */
+static bool next_token(const char **pos, const char *end, struct token *tok)
+{
+	const char *p = *pos;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	tok->s = p;
+	while (p < end && *p != ' ' && *p != '\t')
+		p++;
+	tok->len = p - tok->s;
+	*pos = p;
+	return tok->len != 0;
+}
+
+static bool token_is(const struct token *tok, const char *word)
+{
+	return strlen(word) == tok->len && !memcmp(tok->s, word, tok->len);
+}
+
+/* Unsigned decimal, digits only, no overflow. */
+static int parse_u64(const char *s, size_t len, __u64 *val)
+{
+	__u64 v = 0;
+	size_t i;
+
+	if (!len)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		unsigned int d = s[i] - '0';
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*val = v;
+	return 0;
+}
+
+/* Stores one "key=value" token in @base if the key is in @t. */
+static int parse_pair(const struct token *tok, const struct key_table *t,
+		      void *base)
+{
+	const char *eq = memchr(tok->s, '=', tok->len);
+	struct token key, val;
+	__u64 v;
+	size_t i;
+
+	if (!eq || eq == tok->s)
+		return -EINVAL;
+	key = (struct token){ tok->s, eq - tok->s };
+	val = (struct token){ eq + 1, tok->len - key.len - 1 };
+	if (parse_u64(val.s, val.len, &v))
+		return -EINVAL;
+	for (i = 0; i < t->n; i++) {
+		if (token_is(&key, t->keys[i].name)) {
+			*stat_field(base, &t->keys[i]) = v;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int parse_pairs(const char *pos, const char *end,
+		       const struct key_table *t, void *base)
+{
+	struct token tok;
+	int ret;
+
+	while (next_token(&pos, end, &tok)) {
+		ret = parse_pair(&tok, t, base);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+struct parse_state {
+	struct wsx_stats st;
+	bool have_global;
+};
+
+/* Appends the P numbered by tag "P<n>", which must be the next one. */
+static int add_proc(struct parse_state *ps, const struct token *tag,
+		    struct wsx_pstats **out)
+{
+	struct wsx_pstats *p;
+	__u64 id;
+
+	if (tag->len < 2 || tag->s[0] != 'P' ||
+	    parse_u64(tag->s + 1, tag->len - 1, &id) ||
+	    id != ps->st.nprocs || ps->have_global)
+		return -EINVAL;
+	p = realloc(ps->st.p, (id + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ps->st.p = p;
+	ps->st.nprocs++;
+	*out = memset(&p[id], 0, sizeof(p[id]));
+	return 0;
+}
+
+static int parse_line(struct parse_state *ps, const char *pos, const char *end)
+{
+	struct wsx_pstats *p;
+	struct token tag;
+	int ret;
+
+	if (!next_token(&pos, end, &tag))
+		return 0;
+	if (token_is(&tag, "global")) {
+		if (ps->have_global || !ps->st.nprocs)
+			return -EINVAL;
+		ps->have_global = true;
+		return parse_pairs(pos, end, &gstats_table, &ps->st.global);
+	}
+	ret = add_proc(ps, &tag, &p);
+	if (ret)
+		return ret;
+	return parse_pairs(pos, end, &pstats_table, p);
+}
+
+int wsx_stats_parse(const char *text, struct wsx_stats *st)
+{
+	struct parse_state ps = { .have_global = false };
+	const char *end;
+	int ret = 0;
+
+	if (!text || !st)
+		return -EINVAL;
+	for (; *text && !ret; text = *end ? end + 1 : end) {
+		end = strchrnul(text, '\n');
+		ret = parse_line(&ps, text, end);
+	}
+	if (!ret && !ps.have_global)
+		ret = -EINVAL;
+	if (ret)
+		wsx_stats_free(&ps.st);
+	*st = ps.st;
+	return ret;
+}
+
+void wsx_stats_free(struct wsx_stats *st)
+{
+	if (!st)
+		return;
+	free(st->p);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Appends what is left of @fd to @buf, which has room for @size bytes. */
+static ssize_t read_all(int fd, char **buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	char *p;
+
+	for (;;) {
+		if (size - len < 2) {
+			if (size >= DEBUGFS_MAX)
+				return -EFBIG;
+			size *= 2;
+			p = realloc(*buf, size);
+			if (!p)
+				return -ENOMEM;
+			*buf = p;
+		}
+		n = read(fd, *buf + len, size - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		len += n;
+	}
+	(*buf)[len] = '\0';
+	return len;
+}
+
+/* Reads the debugfs file @name into *text (malloc'ed, NUL-terminated). */
+static int read_debugfs(const char *name, char **text)
+{
+	const char *dir = secure_getenv("WSX_DEBUGFS");
+	char path[PATH_MAX];
+	ssize_t ret;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = WSX_DEBUGFS_PATH;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*text = malloc(4096);
+	ret = *text ? read_all(fd, text, 4096) : -ENOMEM;
+	close(fd);
+	if (ret < 0) {
+		free(*text);
+		return ret;
+	}
+	return 0;
+}
+
+int wsx_stats_read(struct wsx_stats *st)
+{
+	char *text;
+	int ret;
+
+	if (!st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	ret = read_debugfs("stats", &text);
+	if (ret)
+		return ret;
+	ret = wsx_stats_parse(text, st);
+	free(text);
+	return ret;
+}
+
+int wsx_schedtrace_read(char *buf, size_t len)
+{
+	size_t line;
+	char *text;
+	int ret;
+
+	if (!buf || !len)
+		return -EINVAL;
+	ret = read_debugfs("schedtrace", &text);
+	if (ret)
+		return ret;
+	line = strcspn(text, "\n");
+	if (line >= len || line > INT_MAX) {
+		ret = -ERANGE;
+	} else {
+		memcpy(buf, text, line);
+		buf[line] = '\0';
+		ret = line;
+	}
+	free(text);
+	return ret;
+}
+
+static void write_pairs(FILE *f, const struct key_table *t, const void *base,
+			bool json)
+{
+	const char *fmt = json ? "%s\"%s\": %llu" : "%s%s=%llu";
+	const char *sep = json ? "" : " ";
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		fprintf(f, fmt, sep, t->keys[i].name,
+			stat_value(base, &t->keys[i]));
+		sep = json ? ", " : " ";
+	}
+}
+
+static void write_text(FILE *f, const struct wsx_stats *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nprocs; i++) {
+		fprintf(f, "P%u", i);
+		write_pairs(f, &pstats_table, &st->p[i], false);
+		fputc('\n', f);
+	}
+	fputs("global", f);
+	write_pairs(f, &gstats_table, &st->global, false);
+	fputc('\n', f);
+}
+
+static void write_json(FILE *f, const struct wsx_stats *st)
+{
+	unsigned int i;
+
+	fprintf(f, "{\n  \"nprocs\": %u,\n  \"p\": [", st->nprocs);
+	for (i = 0; i < st->nprocs; i++) {
+		fputs(i ? ",\n    {" : "\n    {", f);
+		write_pairs(f, &pstats_table, &st->p[i], true);
+		fputc('}', f);
+	}
+	fputs("\n  ],\n  \"global\": {", f);
+	write_pairs(f, &gstats_table, &st->global, true);
+	fputs("}\n}\n", f);
+}
+
+int wsx_stats_write(FILE *f, const struct wsx_stats *st, unsigned int flags)
+{
+	if (!f || !st || (st->nprocs && !st->p) || (flags & ~WSX_STATS_JSON))
+		return -EINVAL;
+	if (flags & WSX_STATS_JSON)
+		write_json(f, st);
+	else
+		write_text(f, st);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * The fake /dev/wsx of fakewsx.h.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../crc32c.h"
+#include "fakewsx.h"
+
+struct fakewsx fakewsx;
+
+static struct wsx_completion *recs;
+static size_t recs_head, recs_tail, recs_size;
+
+static uint64_t env_knob(const char *name, uint64_t def)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? strtoull(s, NULL, 0) : def;
+}
+
+void fakewsx_reset(void)
+{
+	free(recs);
+	recs = NULL;
+	recs_head = recs_tail = recs_size = 0;
+	memset(&fakewsx, 0, sizeof(fakewsx));
+	fakewsx.version = (struct wsx_version){
+		.abi_major = env_knob("FAKEWSX_ABI_MAJOR", WSX_ABI_MAJOR),
+		.abi_minor = WSX_ABI_MINOR,
+		.nprocs = env_knob("FAKEWSX_NPROCS", 4),
+		.submit_max = env_knob("FAKEWSX_SUBMIT_MAX", WSX_SUBMIT_MAX),
+		.wait_max = env_knob("FAKEWSX_WAIT_MAX", WSX_WAIT_MAX),
+	};
+	fakewsx.inflight_max = env_knob("FAKEWSX_INFLIGHT_MAX", UINT64_MAX);
+	fakewsx.corrupt = env_knob("FAKEWSX_CORRUPT", 0);
+}
+
+__attribute__((constructor))
+static void fakewsx_init(void)
+{
+	fakewsx_reset();
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Nodes of a tree of @fanout children per node, @depth levels below root. */
+static uint64_t spawn_nodes(uint64_t fanout, uint64_t depth)
+{
+	uint64_t nodes = 1, level = 1;
+
+	while (depth-- && nodes <= WSX_SPAWN_MAX_NODES) {
+		level *= fanout;
+		nodes += level;
+	}
+	return nodes;
+}
+
+static void fib(__u64 n, __u64 *result, __u64 *nodes)
+{
+	__u64 r1, n1;
+
+	if (n < 2) {
+		*result = n;
+		*nodes = 1;
+		return;
+	}
+	fib(n - 1, result, nodes);
+	fib(n - 2, &r1, &n1);
+	*result += r1;
+	*nodes += n1 + 1;
+}
+
+static bool args_zero_from(const struct wsx_req *it, int first)
+{
+	int i;
+
+	for (i = first; i < 4; i++)
+		if (it->args[i])
+			return false;
+	return true;
+}
+
+/* Runs one item as the module would; 0 or the -errno refusing it. */
+static int run_op(const struct wsx_req *it, struct wsx_completion *c)
+{
+	const __u64 *a = it->args;
+	__u64 nodes = 1;
+
+	c->nodes = 1;
+	switch (it->op) {
+	case WSX_OP_NOP:
+		return args_zero_from(it, 0) ? 0 : -EINVAL;
+	case WSX_OP_SPIN:
+		return args_zero_from(it, 1) ? 0 : -EINVAL;
+	case WSX_OP_SLEEP:
+		if (!args_zero_from(it, 1) || a[0] > WSX_SLEEP_MAX_US)
+			return -EINVAL;
+		return 0;
+	case WSX_OP_SPAWN:
+		if (!args_zero_from(it, 3) || !a[0] ||
+		    a[0] > WSX_SPAWN_MAX_FANOUT)
+			return -EINVAL;
+		nodes = spawn_nodes(a[0], a[1]);
+		if (nodes > WSX_SPAWN_MAX_NODES)
+			return -E2BIG;
+		c->result = nodes;
+		break;
+	case WSX_OP_FIB:
+		if (!args_zero_from(it, 1))
+			return -EINVAL;
+		if (a[0] > WSX_FIB_MAX)
+			return -E2BIG;
+		fib(a[0], &c->result, &nodes);
+		break;
+	case WSX_OP_CRC32C:
+		if (!args_zero_from(it, 3) || !a[1] ||
+		    (a[2] && (a[2] < 4096 || a[2] > WSX_CRC32C_MAX_LEN)))
+			return -EINVAL;
+		if (a[1] > WSX_CRC32C_MAX_LEN)
+			return -E2BIG;
+		c->result = crc32c(0, (const void *)(uintptr_t)a[0], a[1]);
+		nodes = (a[1] + (a[2] ? a[2] : 65536) - 1) /
+			(a[2] ? a[2] : 65536);
+		break;
+	default:
+		return -EINVAL;
+	}
+	c->nodes = nodes;
+	return 0;
+}
+
+static int check_place(const struct wsx_req *it)
+{
+	if (it->place > WSX_PLACE_GLOBAL)
+		return -EINVAL;
+	if (it->place != WSX_PLACE_P)
+		return it->target ? -EINVAL : 0;
+	return it->target < fakewsx.version.nprocs ? 0 : -ENXIO;
+}
+
+static struct wsx_completion *new_record(void)
+{
+	struct wsx_completion *p;
+
+	if (recs_tail == recs_size) {
+		recs_size = recs_size ? recs_size * 2 : 64;
+		p = realloc(recs, recs_size * sizeof(*recs));
+		if (!p)
+			abort();
+		recs = p;
+	}
+	return memset(&recs[recs_tail], 0, sizeof(*recs));
+}
+
+static int queue_item(const struct wsx_req *it)
+{
+	struct wsx_completion c = { .user_data = it->user_data };
+	int ret;
+
+	if (it->flags || it->reserved)
+		return -EINVAL;
+	if (fakewsx.refuse_err && fakewsx.queued == fakewsx.refuse_at)
+		return fakewsx.refuse_err;
+	ret = check_place(it);
+	if (!ret)
+		ret = run_op(it, &c);
+	if (ret)
+		return ret;
+	if (recs_tail - recs_head >= fakewsx.inflight_max)
+		return -EAGAIN;
+	c.result += fakewsx.corrupt;
+	c.cpu = fakewsx.queued % fakewsx.version.nprocs;
+	c.queued_ns = c.started_ns = now_ns();
+	c.finished_ns = now_ns();
+	*new_record() = c;
+	recs_tail++;
+	fakewsx.queued++;
+	return 0;
+}
+
+static int fake_submit(struct wsx_submit *s)
+{
+	const struct wsx_req *items = (const void *)(uintptr_t)s->items;
+	unsigned int i;
+	int err = 0;
+
+	if (fakewsx.submit_eintr) {
+		fakewsx.submit_eintr--;
+		return -EINTR;
+	}
+	if (s->reserved[0] || s->reserved[1] || s->reserved[2] || !s->count)
+		return -EINVAL;
+	if (s->count > fakewsx.version.submit_max)
+		return -E2BIG;
+	for (i = 0; i < s->count && !err; i++)
+		err = queue_item(&items[i]);
+	s->queued = err ? i - 1 : i;
+	s->error = err;
+	return s->queued ? (int)s->queued : err;
+}
+
+static int fake_wait(struct wsx_wait *w)
+{
+	struct wsx_completion *out = (void *)(uintptr_t)w->records;
+	size_t ready = recs_tail - recs_head;
+
+	if (w->reserved[0] || w->reserved[1] || w->reserved[2] || !w->max ||
+	    w->min > w->max)
+		return -EINVAL;
+	if (w->max > fakewsx.version.wait_max)
+		return -E2BIG;
+	if (ready < w->min)	/* nothing else will ever finish */
+		return w->timeout_ns < 0 ? -EDEADLK : -ETIMEDOUT;
+	w->count = ready < w->max ? ready : w->max;
+	if (w->count)
+		memcpy(out, &recs[recs_head], w->count * sizeof(*out));
+	recs_head += w->count;
+	return w->count;
+}
+
+static int fake_ioctl(unsigned long cmd, void *arg)
+{
+	fakewsx.calls[_IOC_NR(cmd)]++;
+	switch (cmd) {
+	case WSX_IOC_VERSION:
+		memcpy(arg, &fakewsx.version, sizeof(fakewsx.version));
+		return 0;
+	case WSX_IOC_SUBMIT:
+		return fake_submit(arg);
+	default:
+		return fake_wait(arg);
+	}
+}
+
+int ioctl(int fd, unsigned long cmd, ...)
+{
+	va_list ap;
+	void *arg;
+	int ret;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (cmd != WSX_IOC_VERSION && cmd != WSX_IOC_SUBMIT &&
+	    cmd != WSX_IOC_WAIT)
+		return syscall(SYS_ioctl, fd, cmd, arg);
+	ret = fake_ioctl(cmd, arg);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+}

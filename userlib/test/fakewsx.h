@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * A fake /dev/wsx for host tests: it replaces ioctl(2) for the WSX_IOC_*
+ * commands (any descriptor, e.g. /dev/null opened through WSX_DEVICE) and
+ * passes the others to the kernel.  It checks each item as <linux/wsx.h>
+ * says the module does, runs it at once in the calling thread and queues
+ * its completion record.  Not thread-safe.
+ *
+ * Linked into a test program, the test sets the knobs of `fakewsx`.  Built
+ * as fakewsx.so and preloaded, it takes them from the environment:
+ *   FAKEWSX_ABI_MAJOR, FAKEWSX_NPROCS, FAKEWSX_SUBMIT_MAX,
+ *   FAKEWSX_WAIT_MAX, FAKEWSX_INFLIGHT_MAX	the knobs below
+ *   FAKEWSX_CORRUPT=1				add 1 to every result
+ */
+#ifndef WSX_TEST_FAKEWSX_H
+#define WSX_TEST_FAKEWSX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/wsx.h>
+
+struct fakewsx {
+	struct wsx_version version;	/* WSX_IOC_VERSION's answer */
+	uint64_t inflight_max;		/* unreaped records before -EAGAIN */
+	unsigned int submit_eintr;	/* SUBMIT calls to fail with EINTR */
+	uint64_t refuse_at;		/* index (in fakewsx.queued) of an */
+	int refuse_err;			/* item to refuse with this -errno */
+	bool corrupt;			/* add 1 to every result */
+	unsigned int calls[3];		/* ioctl calls, by command number */
+	uint64_t queued;		/* items queued so far */
+};
+
+extern struct fakewsx fakewsx;
+
+/* Drops the queued records and sets the knobs from the environment. */
+void fakewsx_reset(void);
+
+#endif /* WSX_TEST_FAKEWSX_H */

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * wsx_open(), wsx_submit() and wsx_wait() against the fake device: version
+ * checks, argument checks made without a system call, splitting, EINTR
+ * retries, partial submissions and waits.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <wsx/libwsx.h>
+#include "fakewsx.h"
+#include "ktap.h"
+
+#define NR_VERSION	_IOC_NR(WSX_IOC_VERSION)
+#define NR_SUBMIT	_IOC_NR(WSX_IOC_SUBMIT)
+#define NR_WAIT		_IOC_NR(WSX_IOC_WAIT)
+
+static struct wsx_req items[16];
+static struct wsx_completion recs[64];
+
+/* Opens a session on a fake with these limits. */
+static struct wsx *open_fake(unsigned int submit_max, unsigned int wait_max)
+{
+	struct wsx *w;
+
+	fakewsx_reset();
+	fakewsx.version.submit_max = submit_max;
+	fakewsx.version.wait_max = wait_max;
+	return wsx_open(&w, 0) ? NULL : w;
+}
+
+static void check_version(void)
+{
+	struct wsx_version v;
+	struct wsx *w;
+
+	fakewsx_reset();
+	fakewsx.version.abi_major = WSX_ABI_MAJOR + 1;
+	KTAP_EQ(wsx_open(&w, 0), -EPROTO, "other ABI major gives -EPROTO");
+	fakewsx_reset();
+	fakewsx.version.submit_max = 0;
+	KTAP_EQ(wsx_open(&w, 0), -EPROTO, "submit_max 0 gives -EPROTO");
+
+	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	if (!ktap_check(w, "open the fake device"))
+		exit(ktap_done());
+	fakewsx.version.abi_minor = WSX_ABI_MINOR + 1;
+	KTAP_EQ(wsx_version(w, &v), 0, "wsx_version");
+	ktap_check(!memcmp(&v, &fakewsx.version, sizeof(v)),
+		   "... returns the module's answer");
+	ktap_check(wsx_fd(w) >= 0, "wsx_fd");
+	KTAP_EQ(wsx_fd(NULL), -EINVAL, "wsx_fd(NULL)");
+	wsx_close(w);
+}
+
+static void check_args(void)
+{
+	struct wsx *w = open_fake(WSX_SUBMIT_MAX, 8);
+	int err = 1;
+
+	KTAP_EQ(wsx_submit(NULL, items, 1, &err), -EINVAL, "submit NULL wsx");
+	KTAP_EQ(wsx_submit(w, NULL, 1, &err), -EINVAL, "submit NULL items");
+	KTAP_EQ(wsx_submit(w, items, 0, &err), -EINVAL, "submit count 0");
+	KTAP_EQ(wsx_submit(w, items, (unsigned int)INT_MAX + 1, &err), -E2BIG,
+		"submit count over INT_MAX");
+	KTAP_EQ(err, 1, "... item_error untouched");
+	KTAP_EQ(wsx_wait(NULL, recs, 1, 0, 0), -EINVAL, "wait NULL wsx");
+	KTAP_EQ(wsx_wait(w, NULL, 1, 0, 0), -EINVAL, "wait NULL records");
+	KTAP_EQ(wsx_wait(w, recs, 0, 0, 0), -EINVAL, "wait max 0");
+	KTAP_EQ(wsx_wait(w, recs, 2, 3, 0), -EINVAL, "wait min over max");
+	KTAP_EQ(wsx_wait(w, recs, 64, 9, 0), -E2BIG,
+		"wait min over the module's wait_max");
+	KTAP_EQ(wsx_version(w, NULL), -EINVAL, "version NULL answer");
+	ktap_check(!fakewsx.calls[NR_SUBMIT] && !fakewsx.calls[NR_WAIT] &&
+		   fakewsx.calls[NR_VERSION] == 1,
+		   "argument errors make no system call");
+	wsx_close(w);
+}
+
+static void fill_nops(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		wsx_item_nop(&items[i], 100 + i);
+}
+
+static void check_submit(void)
+{
+	struct wsx *w = open_fake(4, WSX_WAIT_MAX);
+	int err = 1;
+
+	fill_nops(10);
+	KTAP_EQ(wsx_submit(w, items, 10, &err), 10, "submit 10 items");
+	KTAP_EQ(fakewsx.calls[NR_SUBMIT], 3, "... in 3 calls of at most 4");
+	KTAP_EQ(err, 0, "... item_error 0");
+
+	fakewsx.submit_eintr = 2;
+	KTAP_EQ(wsx_submit(w, items, 3, NULL), 3, "EINTR is retried");
+	KTAP_EQ(fakewsx.calls[NR_SUBMIT], 6, "... by calling again");
+
+	fakewsx.refuse_at = fakewsx.queued + 5;
+	fakewsx.refuse_err = -ENXIO;
+	KTAP_EQ(wsx_submit(w, items, 10, &err), 5,
+		"refused 6th item: 5 queued");
+	KTAP_EQ(err, -ENXIO, "... item_error is its -errno");
+	KTAP_EQ(fakewsx.calls[NR_SUBMIT], 8, "... no call after the refusal");
+
+	fakewsx.refuse_at = fakewsx.queued;
+	KTAP_EQ(wsx_submit(w, items, 10, &err), -ENXIO,
+		"refused first item: its -errno");
+	KTAP_EQ(err, -ENXIO, "... also in item_error");
+	fakewsx.refuse_err = 0;
+
+	items[2].reserved = 1;
+	KTAP_EQ(wsx_submit(w, items, 4, &err), 2, "malformed 3rd item");
+	KTAP_EQ(err, -EINVAL, "... is refused with -EINVAL");
+	wsx_close(w);
+}
+
+static void check_eagain(void)
+{
+	struct wsx *w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	int err;
+
+	fakewsx.inflight_max = 3;
+	fill_nops(5);
+	KTAP_EQ(wsx_submit(w, items, 5, &err), 3, "in-flight limit: 3 queued");
+	KTAP_EQ(err, -EAGAIN, "... then -EAGAIN");
+	KTAP_EQ(wsx_submit(w, items + 3, 2, &err), -EAGAIN,
+		"full: -EAGAIN");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, -1), 3, "reap the 3");
+	KTAP_EQ(wsx_submit(w, items + 3, 2, &err), 2, "then the rest fit");
+	wsx_close(w);
+}
+
+static void check_wait(void)
+{
+	struct wsx *w = open_fake(WSX_SUBMIT_MAX, 4);
+	unsigned int i;
+	bool in_order = true;
+
+	KTAP_EQ(wsx_wait(w, recs, 1, 1, 0), -ETIMEDOUT,
+		"nothing ready by the timeout: -ETIMEDOUT");
+	KTAP_EQ(wsx_wait(w, recs, 1, 0, 0), 0, "min 0 returns at once");
+	fill_nops(10);
+	wsx_submit(w, items, 10, NULL);
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, -1), 4,
+		"max over wait_max is cut to wait_max");
+	KTAP_EQ(wsx_wait(w, recs + 4, 64, 0, 0), 4, "... and again");
+	KTAP_EQ(wsx_wait(w, recs + 8, 64, 3, 0), -ETIMEDOUT,
+		"2 ready, min 3: -ETIMEDOUT");
+	KTAP_EQ(wsx_wait(w, recs + 8, 2, 2, 0), 2, "... min 2 gets them");
+	for (i = 0; i < 10; i++)
+		in_order &= recs[i].user_data == 100 + i && !recs[i].status;
+	ktap_check(in_order, "records carry user_data back, in order");
+	wsx_close(w);
+}
+
+static void check_ops(void)
+{
+	struct wsx *w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+
+	wsx_item_fib(&items[0], 20, 0);
+	wsx_item_crc32c(&items[1], "123456789", 9, 0, 1);
+	wsx_item_spawn(&items[2], 2, 3, 0, 2);
+	wsx_item_place(&items[2], WSX_PLACE_P, 3);
+	wsx_item_nop(&items[3], 3);
+	wsx_item_place(&items[3], WSX_PLACE_P, 4);
+	KTAP_EQ(wsx_submit(w, items, 4, NULL), 3, "helper-made items pass");
+	wsx_wait(w, recs, 64, 3, 0);
+	KTAP_EQ(recs[0].result, 6765, "fib(20)");
+	KTAP_EQ(recs[1].result, 0xe3069283, "crc32c(\"123456789\")");
+	KTAP_EQ(recs[2].result, 15, "spawn 2 3: 15 nodes");
+	wsx_close(w);
+}
+
+int main(void)
+{
+	setenv("WSX_DEVICE", "/dev/null", 1);
+	check_version();
+	check_args();
+	check_submit();
+	check_eagain();
+	check_wait();
+	check_ops();
+	return ktap_done();
+}

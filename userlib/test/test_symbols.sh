@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1 OR MIT
+#
+# libwsx.so exports exactly the functions of libwsx.map, all at version
+# LIBWSX_1.0, and those are exactly the functions wsx/libwsx.h declares.
+cd "$(dirname "$0")/.." || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# Two sorted lists are equal; prints their difference if not.
+same() {
+	diff "$tmp/$1" "$tmp/$2" | sed 's/^/# /'
+	cmp -s "$tmp/$1" "$tmp/$2"
+	ok $? "$3"
+}
+
+readelf -d libwsx.so.1 | grep -q 'SONAME.*\[libwsx\.so\.1\]'
+ok $? "soname is libwsx.so.1"
+
+nm -D --defined-only libwsx.so.1 | awk '$2 == "T" { print $3 }' |
+	sort >"$tmp/exported"
+sed -n 's/^\t\t\(wsx_[a-z0-9_]*\);$/\1@@LIBWSX_1.0/p' libwsx.map |
+	sort >"$tmp/map"
+sed -n 's/^[a-z].*[ *]\(wsx_[a-z0-9_]*\)(.*/\1@@LIBWSX_1.0/p' \
+	include/wsx/libwsx.h | sort >"$tmp/header"
+
+[ -s "$tmp/map" ]
+ok $? "the map lists functions"
+same exported map "exported functions are those of libwsx.map"
+same header map "libwsx.h declares the functions of libwsx.map"
+nm -D --defined-only libwsx.so.1 | awk '$2 != "T" && $2 != "A"' \
+	>"$tmp/other"
+[ ! -s "$tmp/other" ]
+ok $? "no data or other symbols exported"
+
+echo "1..$n"
+[ "$failed" = 0 ]

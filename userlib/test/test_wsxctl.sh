@@ -1,0 +1,189 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1 OR MIT
+#
+# wsxctl end to end: usage errors exit 2, runtime errors exit 1 and name
+# the errno, and runs against the fake device (fakewsx.so preloaded, with
+# /dev/null as the device) give the right output.
+cd "$(dirname "$0")/.." || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fake_so=$PWD/test/fakewsx.so
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# expect STATUS DESC ARGS...: runs wsxctl ARGS into $tmp/out and $tmp/err.
+expect() {
+	want=$1
+	desc=$2
+	shift 2
+	./wsxctl "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "# wsxctl $*: exit $got, expected $want"
+		sed 's/^/# /' "$tmp/err"
+	fi
+	[ "$got" = "$want" ]
+	ok $? "$desc"
+}
+
+# has FILE TEXT DESC: the last run's out or err contains TEXT.
+has() {
+	grep -qF -- "$2" "$tmp/$1" || sed 's/^/# /' "$tmp/$1"
+	grep -qF -- "$2" "$tmp/$1"
+	ok $? "$3"
+}
+
+# fake STATUS DESC ARGS...: expect, against the fake device.
+fake() {
+	WSX_DEVICE=/dev/null LD_PRELOAD=$fake_so expect "$@"
+}
+
+check_usage() {
+	expect 2 "no command"
+	has err "Try 'wsxctl --help'." "... hints at --help"
+	expect 2 "unknown command" frob
+	expect 2 "unknown top-level option" --frob
+	expect 2 "help for an unknown command" help frob
+	expect 2 "version takes no argument" version extra
+	expect 2 "run without OP" run
+	has err "Try 'wsxctl run --help'." "... hints at run --help"
+	expect 2 "run with unknown OP" run frob
+	expect 2 "run spin without NS" run spin
+	expect 2 "run nop with an extra argument" run nop 5
+	expect 2 "run spin with a bad NS" run spin 12x
+	expect 2 "run fib with a negative N" run fib -1
+	expect 2 "run --count 0" run nop --count 0
+	expect 2 "run --count not a number" run nop --count many
+	expect 2 "run --count without value" run nop --count
+	has err "option '--count' needs a value" "... says so"
+	expect 2 "run --place unknown" run nop --place nowhere
+	expect 2 "run --place cpu: without N" run nop --place cpu:
+	expect 2 "run --batch 0" run nop --batch 0
+	expect 2 "run --batch too big" run nop --batch 65537
+	expect 2 "run unknown option" run nop --frob
+	expect 2 "crc32c without FILE" crc32c
+	expect 2 "crc32c bad --chunk" crc32c --chunk 4k /dev/null
+	expect 2 "stats with an argument" stats extra
+	expect 2 "stats unknown option" stats -x
+	expect 2 "schedtrace with an argument" schedtrace extra
+}
+
+check_help() {
+	expect 0 "--help" --help
+	has out "Exit status: 0 success, 1 runtime failure, 2 usage error." \
+		"... documents the exit status"
+	expect 0 "help" help
+	for cmd in version run crc32c stats schedtrace; do
+		expect 0 "$cmd --help" "$cmd" --help
+		has out "Exit status: 0 success" "... documents the exit status"
+	done
+	expect 0 "help run" help run
+	has out "Usage: wsxctl run OP" "... is run's help"
+}
+
+check_errors() {
+	WSX_DEVICE=$tmp/none expect 1 "missing device" run nop
+	has err "wsxctl: open device: No such file or directory (ENOENT)" \
+		"... names ENOENT"
+	: >"$tmp/file"
+	WSX_DEVICE=$tmp/file expect 1 "a regular file as device" version
+	has err "(ENOTTY)" "... names ENOTTY"
+	WSX_DEBUGFS=$tmp/none expect 1 "stats without debugfs" stats
+	has err "wsxctl: stats: No such file or directory (ENOENT)" \
+		"... names ENOENT"
+	WSX_DEBUGFS=$tmp/none expect 1 "schedtrace without debugfs" schedtrace
+}
+
+check_run() {
+	fake 0 "version" version
+	has out "module ABI:  1.0" "... prints the module's ABI"
+	FAKEWSX_ABI_MAJOR=2 fake 1 "other ABI major" version
+	has err "(EPROTO)" "... names EPROTO"
+	fake 0 "run fib" run fib 20 --count 1000 --batch 64
+	has out "items:       1000" "... counts the items"
+	has out "result:      6765 (all equal)" "... prints the result"
+	has out "nodes:       21891000 (" "... and the nodes"
+	fake 0 "run spawn on the global queue" run spawn 2 3 0 --count 10 \
+		--place global --delay 1000
+	has out "result:      15 (all equal)" "... prints the tree size"
+	FAKEWSX_INFLIGHT_MAX=100 fake 0 "run over the in-flight limit" \
+		run nop --count 1000 --batch 256 --place cpu:3
+	has out "items:       1000" "... gets all items through"
+	FAKEWSX_INFLIGHT_MAX=0 fake 1 "run when nothing fits" run nop
+	has err "wsxctl: submit: Resource temporarily unavailable (EAGAIN)" \
+		"... names EAGAIN"
+	fake 1 "run on a P that does not exist" run nop --place cpu:9
+	has err "(ENXIO)" "... names ENXIO"
+	fake 1 "run fib over its limit" run fib 31
+	has err "(E2BIG)" "... names E2BIG"
+	FAKEWSX_CORRUPT=1 fake 1 "run fib with wrong results" run fib 10
+	has out "WRONG: fib(10) = 55" "... says the result is wrong"
+}
+
+write_debugfs() {
+	mkdir "$tmp/debugfs"
+	cat >"$tmp/debugfs/stats" <<-END
+	P0 executed=10 runnext_hits=0 ring_puts=0 spills=0 global_gets=0 steal_attempts=0 steals=0 stolen=0 stolen_from=0 steal_cas_fails=0 spins=0 parks=0 wakeups=0
+	P1 executed=20 runnext_hits=0 ring_puts=0 spills=0 global_gets=0 steal_attempts=0 steals=0 stolen=0 stolen_from=0 steal_cas_fails=0 spins=0 parks=0 wakeups=3
+	global depth=0 puts=5 gets=5
+	END
+	echo "WSX 1234ms: nprocs=2 idleprocs=2 threads=2 spinningthreads=0" \
+		"idlethreads=2 runqueue=0 [0 0]" >"$tmp/debugfs/schedtrace"
+}
+
+check_debugfs() {
+	write_debugfs
+	WSX_DEBUGFS=$tmp/debugfs expect 0 "stats" stats
+	cmp -s "$tmp/out" "$tmp/debugfs/stats"
+	ok $? "... prints the stats lines"
+	WSX_DEBUGFS=$tmp/debugfs expect 0 "stats --json" stats --json
+	has out '"nprocs": 2,' "... prints JSON"
+	WSX_DEBUGFS=$tmp/debugfs expect 0 "schedtrace" schedtrace
+	cmp -s "$tmp/out" "$tmp/debugfs/schedtrace"
+	ok $? "... prints the line"
+	WSX_DEBUGFS=$tmp/debugfs fake 0 "run with stats" run nop --count 5
+	has out "P1    0" "... prints executed per P"
+	WSX_DEBUGFS=$tmp/none fake 0 "run without stats" run nop
+	has err "executed per P: skipped, stats unreadable" "... says so"
+}
+
+check_crc32c() {
+	printf 123456789 >"$tmp/digits"
+	: >"$tmp/empty"
+	head -c 300000 /dev/urandom >"$tmp/random"
+	fake 0 "crc32c" crc32c "$tmp/digits" "$tmp/empty"
+	has out "e3069283  $tmp/digits" "... sums a file"
+	has out "00000000  $tmp/empty" "... and an empty file"
+	fake 0 "crc32c --verify with chunks" crc32c --verify --chunk 4096 \
+		"$tmp/random" "$tmp/digits"
+	fake 1 "crc32c of a missing file" crc32c "$tmp/none" "$tmp/digits"
+	has err "wsxctl: $tmp/none: No such file or directory (ENOENT)" \
+		"... names ENOENT"
+	has out "e3069283  $tmp/digits" "... and sums the other files"
+	fake 1 "crc32c of a directory" crc32c "$tmp"
+	has err "(EISDIR)" "... names EISDIR"
+	printf 123456789 | fake 0 "crc32c of a pipe" crc32c /dev/stdin
+	has out "e3069283  /dev/stdin" "... sums it"
+	FAKEWSX_CORRUPT=1 fake 1 "crc32c --verify, wrong result" crc32c \
+		--verify "$tmp/digits"
+	has err "module says e3069284, userspace e3069283" "... says so"
+}
+
+check_usage
+check_help
+check_errors
+check_run
+check_debugfs
+check_crc32c
+echo "1..$n"
+[ "$failed" = 0 ]

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * wsxctl run: submit many items of one op and summarise how they ran.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errname.h"
+#include "wsxctl.h"
+
+#define DEFAULT_BATCH	256
+#define MAX_BATCH	65536
+#define MAX_COUNT	UINT32_MAX
+
+const char run_help[] =
+	"Usage: wsxctl run OP [ARGS] [OPTIONS]\n"
+	"\n"
+	"Submit --count items of one built-in op, wait for all of them and\n"
+	"print a summary: items, wall time, items/s, the result (which must\n"
+	"be the same for all items), status failures, and the items each P\n"
+	"ran meanwhile, from the debugfs stats (including others' work).\n"
+	"\n"
+	"Ops:\n"
+	"  nop                         do nothing\n"
+	"  spin NS                     burn NS nanoseconds of CPU\n"
+	"  sleep US                    sleep US microseconds\n"
+	"  spawn FANOUT DEPTH LEAF_NS  a tree of FANOUT children per node,\n"
+	"                              DEPTH levels deep, leaves spinning\n"
+	"                              LEAF_NS\n"
+	"  fib N                       fork-join Fibonacci; the result is\n"
+	"                              checked against fib(N)\n"
+	"\n"
+	"Options:\n"
+	"  -n, --count N      items to submit (default 1)\n"
+	"  -p, --place WHERE  local: the P of the submitting CPU (default),\n"
+	"                     global: the global queue,\n"
+	"                     cpu:N: the P numbered N\n"
+	"  -b, --batch N      items per submission, 1..65536 (default 256)\n"
+	"  -d, --delay NS     queue each item NS nanoseconds after submission\n"
+	"  -h, --help         print this help\n";
+
+struct op_desc {
+	const char *name;
+	unsigned int nargs;
+	const char *args;
+	uint64_t arg_max[3];
+};
+
+static const struct op_desc ops[] = {
+	[WSX_OP_NOP]	= { "nop", 0, "", { 0 } },
+	[WSX_OP_SPIN]	= { "spin", 1, "NS", { UINT64_MAX } },
+	[WSX_OP_SLEEP]	= { "sleep", 1, "US", { UINT64_MAX } },
+	[WSX_OP_SPAWN]	= { "spawn", 3, "FANOUT DEPTH LEAF_NS",
+			    { UINT_MAX, UINT_MAX, UINT64_MAX } },
+	[WSX_OP_FIB]	= { "fib", 1, "N", { UINT_MAX } },
+};
+
+struct run {
+	/* what to submit */
+	enum wsx_op op;
+	uint64_t args[3];
+	enum wsx_place place;
+	unsigned int target;
+	uint64_t delay_ns;
+	uint64_t count;
+	unsigned int batch;
+	/* what came back */
+	unsigned char *seen;	/* bitmap of reaped user_data */
+	uint64_t bogus;		/* records with unknown or repeated user_data */
+	uint64_t failures;
+	int first_status;
+	bool have_result;
+	uint64_t result;	/* of the first successful item */
+	uint64_t differ;	/* successful items with another result */
+	uint64_t nodes;
+};
+
+static void fill_run_item(struct wsx_req *item, uint64_t index, void *ctx)
+{
+	const struct run *r = ctx;
+
+	switch (r->op) {
+	case WSX_OP_SPIN:
+		wsx_item_spin(item, r->args[0], index);
+		break;
+	case WSX_OP_SLEEP:
+		wsx_item_sleep(item, r->args[0], index);
+		break;
+	case WSX_OP_SPAWN:
+		wsx_item_spawn(item, r->args[0], r->args[1], r->args[2],
+			       index);
+		break;
+	case WSX_OP_FIB:
+		wsx_item_fib(item, r->args[0], index);
+		break;
+	default:
+		wsx_item_nop(item, index);
+		break;
+	}
+	wsx_item_place(item, r->place, r->target);
+	wsx_item_delay(item, r->delay_ns);
+}
+
+/* Marks @user_data reaped; false if it is unknown or was reaped before. */
+static bool mark_seen(struct run *r, uint64_t user_data)
+{
+	unsigned char bit = 1U << (user_data % 8);
+
+	if (user_data >= r->count || r->seen[user_data / 8] & bit)
+		return false;
+	r->seen[user_data / 8] |= bit;
+	return true;
+}
+
+static void complete_run_item(const struct wsx_completion *rec, void *ctx)
+{
+	struct run *r = ctx;
+
+	if (!mark_seen(r, rec->user_data)) {
+		r->bogus++;
+		return;
+	}
+	r->nodes += rec->nodes;
+	if (rec->status) {
+		if (!r->failures++)
+			r->first_status = rec->status;
+	} else if (!r->have_result) {
+		r->have_result = true;
+		r->result = rec->result;
+	} else if (rec->result != r->result) {
+		r->differ++;
+	}
+}
+
+static int parse_place(struct run *r, const char *s)
+{
+	uint64_t p;
+
+	if (!strcmp(s, "local")) {
+		r->place = WSX_PLACE_LOCAL;
+	} else if (!strcmp(s, "global")) {
+		r->place = WSX_PLACE_GLOBAL;
+	} else if (!strncmp(s, "cpu:", 4) &&
+		   !parse_number(s + 4, UINT32_MAX, &p)) {
+		r->place = WSX_PLACE_P;
+		r->target = p;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
+			     char **argv)
+{
+	static const struct option longopts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "place", required_argument, NULL, 'p' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	uint64_t batch;
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":n:p:b:d:h", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_number(optarg, MAX_COUNT, &r->count) ||
+			    !r->count)
+				return usage_error(cmd, "bad --count '%s'",
+						   optarg);
+			break;
+		case 'p':
+			if (parse_place(r, optarg))
+				return usage_error(cmd, "bad --place '%s'",
+						   optarg);
+			break;
+		case 'b':
+			if (parse_number(optarg, MAX_BATCH, &batch) || !batch)
+				return usage_error(cmd, "bad --batch '%s'",
+						   optarg);
+			r->batch = batch;
+			break;
+		case 'd':
+			if (parse_number(optarg, UINT64_MAX, &r->delay_ns))
+				return usage_error(cmd, "bad --delay '%s'",
+						   optarg);
+			break;
+		default:
+			return common_option(cmd, c, argv);
+		}
+	}
+	return -1;
+}
+
+static int parse_op(const struct cmd *cmd, struct run *r, int argc,
+		    char **argv)
+{
+	const struct op_desc *d;
+	unsigned int i;
+
+	if (argc < 1)
+		return usage_error(cmd, "no OP given");
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(argv[0], ops[i].name))
+			break;
+	if (i == sizeof(ops) / sizeof(ops[0]))
+		return usage_error(cmd, "unknown OP '%s'", argv[0]);
+	d = &ops[i];
+	r->op = i;
+	if ((unsigned int)argc - 1 != d->nargs)
+		return usage_error(cmd, "usage: %s %s", d->name, d->args);
+	for (i = 0; i < d->nargs; i++)
+		if (parse_number(argv[i + 1], d->arg_max[i], &r->args[i]))
+			return usage_error(cmd, "bad %s argument '%s'",
+					   d->name, argv[i + 1]);
+	return -1;
+}
+
+/* fib(n), or false when the module would refuse @n anyway. */
+static bool expected_fib(uint64_t n, uint64_t *fib)
+{
+	uint64_t a = 0, b = 1, t;
+
+	if (n > WSX_FIB_MAX)
+		return false;
+	while (n--) {
+		t = a + b;
+		a = b;
+		b = t;
+	}
+	*fib = a;
+	return true;
+}
+
+/* Prints the result line; false if the results are wrong. */
+static bool print_result(const struct run *r)
+{
+	uint64_t want;
+
+	if (!r->have_result) {
+		puts("result:      none, no item succeeded");
+		return true;
+	}
+	printf("result:      %llu", (unsigned long long)r->result);
+	if (r->differ)
+		printf(" in the first item, but %llu items differ",
+		       (unsigned long long)r->differ);
+	else
+		fputs(" (all equal)", stdout);
+	if (r->op == WSX_OP_FIB && expected_fib(r->args[0], &want) &&
+	    want != r->result) {
+		printf(", WRONG: fib(%llu) = %llu\n",
+		       (unsigned long long)r->args[0],
+		       (unsigned long long)want);
+		return false;
+	}
+	putchar('\n');
+	return !r->differ;
+}
+
+static void print_executed(const struct wsx_stats *before,
+			   const struct wsx_stats *after)
+{
+	unsigned int i;
+
+	if (before->nprocs != after->nprocs) {
+		puts("executed:    skipped, the number of Ps changed");
+		return;
+	}
+	puts("executed per P (delta of debugfs stats):");
+	for (i = 0; i < after->nprocs; i++)
+		printf("  P%-4u %llu\n", i, (unsigned long long)
+		       (after->p[i].executed - before->p[i].executed));
+}
+
+/* Prints the summary; false if something went wrong. */
+static bool print_summary(const struct run *r, const struct job *job)
+{
+	double secs = job->elapsed_ns / 1e9;
+	char buf[ERRNO_NAME_MAX];
+	bool ok;
+
+	printf("items:       %llu\n", (unsigned long long)r->count);
+	printf("wall time:   %.6f s\n", secs);
+	printf("rate:        %.0f items/s\n", secs > 0 ? r->count / secs : 0);
+	printf("nodes:       %llu (%.0f/s)\n", (unsigned long long)r->nodes,
+	       secs > 0 ? r->nodes / secs : 0);
+	ok = print_result(r);
+	printf("failures:    %llu", (unsigned long long)r->failures);
+	if (r->failures)
+		printf(", the first: %s (%s)", strerror(-r->first_status),
+		       errno_name(r->first_status, buf));
+	putchar('\n');
+	if (r->bogus)
+		printf("bogus:       %llu records with unknown or repeated "
+		       "user_data\n", (unsigned long long)r->bogus);
+	return ok && !r->failures && !r->bogus;
+}
+
+static int run_items(struct run *r)
+{
+	struct wsx_stats before = { 0 }, after = { 0 };
+	struct job job = {
+		.count = r->count, .batch = r->batch, .ctx = r,
+		.fill = fill_run_item, .complete = complete_run_item,
+	};
+	int ret, stats_err;
+
+	if (open_device(&job.w))
+		return EXIT_FAILURE;
+	stats_err = wsx_stats_read(&before);
+	ret = run_job(&job);
+	wsx_close(job.w);
+	if (ret)
+		goto out;
+	if (!stats_err)
+		stats_err = wsx_stats_read(&after);
+	ret = print_summary(r, &job) ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (!stats_err)
+		print_executed(&before, &after);
+	else
+		report("executed per P: skipped, stats unreadable", stats_err);
+	wsx_stats_free(&after);
+out:
+	wsx_stats_free(&before);
+	return ret;
+}
+
+int cmd_run(const struct cmd *cmd, int argc, char **argv)
+{
+	struct run r = { .count = 1, .batch = DEFAULT_BATCH };
+	int ret;
+
+	ret = parse_run_options(cmd, &r, argc, argv);
+	if (ret < 0)
+		ret = parse_op(cmd, &r, argc - optind, argv + optind);
+	if (ret >= 0)
+		return ret;
+	r.seen = calloc(r.count / 8 + 1, 1);
+	if (!r.seen)
+		return report("run", -ENOMEM);
+	ret = run_items(&r);
+	free(r.seen);
+	return ret;
+}
