@@ -143,6 +143,57 @@ static inline int wsx_test_run(int fd, struct wsx_req *reqs, size_t n,
 	return 0;
 }
 
+struct wsx_test_collect_ctx {
+	struct wsx_completion *recs;
+	size_t n;
+};
+
+static inline bool wsx_test_collect_one(const struct wsx_completion *rec,
+					void *arg)
+{
+	struct wsx_test_collect_ctx *ctx = arg;
+
+	if (rec->user_data >= ctx->n)
+		return false;
+	ctx->recs[rec->user_data] = *rec;
+	return true;
+}
+
+/*
+ * Run @n requests whose user_data are 0 .. n-1 and store each completion
+ * at recs[user_data].  Returns 0 or -errno.
+ */
+static inline int wsx_test_collect(int fd, struct wsx_req *reqs, size_t n,
+				   struct wsx_completion *recs)
+{
+	struct wsx_test_collect_ctx ctx = { recs, n };
+
+	memset(recs, 0, n * sizeof(*recs));
+	return wsx_test_run(fd, reqs, n, wsx_test_collect_one, &ctx,
+			    30LL * 1000000000);
+}
+
+/* The module parameter @name as text in @buf; -errno. */
+static inline int wsx_test_param(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/wsx/parameters/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
 /*
  * The value of @key on the line of P @p (-1: the "global" line) of the
  * debugfs stats text @text; -1 when absent.

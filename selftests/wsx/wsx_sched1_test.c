@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The executor with one P (wsx_sched1.sh loads the module with nprocs=1):
+ * a spawned child runs next, and neither the ring nor the global queue
+ * starves behind an endless chain of runnext items.
+ *
+ * Both tests first keep P0 busy with a 5 ms SPIN so that the items after
+ * it reach P0's ring together, in submission order.
+ */
+#include "../kselftest_harness.h"
+#include "wsx_test.h"
+
+#define BLOCKER_NS	5000000
+
+FIXTURE(one) {
+	int fd;
+};
+
+FIXTURE_SETUP(one)
+{
+	self->fd = wsx_test_open();
+	ASSERT_LE(0, self->fd);
+	if (wsx_test_nprocs(self->fd) != 1)
+		SKIP(return, "needs the module loaded with nprocs=1 (wsx_sched1.sh)");
+}
+
+FIXTURE_TEARDOWN(one)
+{
+	close(self->fd);
+}
+
+/*
+ * Queued on P0: a SPAWN(1, 1) item, then 50 NOPs.  The SPAWN item's child
+ * goes to runnext and runs before the NOPs waiting in the ring, so the
+ * SPAWN job finishes before any NOP starts.
+ */
+TEST_F(one, spawned_child_runs_next)
+{
+	struct wsx_completion recs[52] = { 0 };
+	struct wsx_req reqs[52];
+
+	reqs[0] = wsx_test_req(WSX_OP_SPIN, 0, WSX_PLACE_P, 0, BLOCKER_NS, 0, 0);
+	reqs[1] = wsx_test_req(WSX_OP_SPAWN, 1, WSX_PLACE_P, 0, 1, 1, 0);
+	for (int i = 2; i < 52; i++)
+		reqs[i] = wsx_test_req(WSX_OP_NOP, i, WSX_PLACE_P, 0, 0, 0, 0);
+	ASSERT_EQ(0, wsx_test_collect(self->fd, reqs, 52, recs));
+	EXPECT_EQ(2, recs[1].result);
+	for (int i = 2; i < 52; i++) {
+		EXPECT_LE(recs[1].finished_ns, recs[i].started_ns) {
+			TH_LOG("NOP %d started before the spawned child ran", i);
+		}
+	}
+}
+
+/*
+ * An endless-looking chain: SPAWN(1, CHAIN) is CHAIN+1 items, each spawning
+ * its successor into runnext.  A NOP waiting in P0's ring must start within
+ * the runnext-chain bound (17 picks), and a NOP in the global queue within
+ * 61 ticks of the chain, both long before the chain ends.  Where in the
+ * chain they started is estimated from the timestamps and logged.
+ */
+TEST_F(one, ring_and_global_do_not_starve_behind_a_runnext_chain)
+{
+	const __u64 chain = 50000;
+	struct wsx_completion recs[4] = { 0 };
+	struct wsx_req reqs[4];
+	double span;
+
+	reqs[0] = wsx_test_req(WSX_OP_SPIN, 0, WSX_PLACE_P, 0, BLOCKER_NS, 0, 0);
+	reqs[1] = wsx_test_req(WSX_OP_SPAWN, 1, WSX_PLACE_P, 0, 1, chain, 0);
+	reqs[2] = wsx_test_req(WSX_OP_NOP, 2, WSX_PLACE_P, 0, 0, 0, 0);
+	reqs[3] = wsx_test_req(WSX_OP_NOP, 3, WSX_PLACE_GLOBAL, 0, 0, 0, 0);
+	ASSERT_EQ(0, wsx_test_collect(self->fd, reqs, 4, recs));
+	ASSERT_EQ(chain + 1, recs[1].result);
+
+	span = recs[1].finished_ns - recs[1].started_ns;
+	for (int i = 2; i < 4; i++) {
+		double at = (double)recs[i].started_ns - recs[1].started_ns;
+
+		TH_LOG("%s NOP started at about item %.0f of %llu of the chain",
+		       i == 2 ? "ring" : "global",
+		       at > 0 ? at / span * chain : 0.0,
+		       (unsigned long long)chain);
+		EXPECT_LT(recs[i].started_ns, recs[1].finished_ns);
+	}
+}
+
+TEST_HARNESS_MAIN

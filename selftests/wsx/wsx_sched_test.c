@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The executor with several Ps (run with the module's defaults, 4 vCPUs):
+ * fork-join results that prove each node ran once, the seeds' imbalance
+ * example, ring overflow, no lost wakeups and no CPU burnt while idle.
+ */
+#include <dirent.h>
+#include <time.h>
+
+#include "../kselftest_harness.h"
+#include "wsx_test.h"
+
+#define NSEC_PER_SEC	1000000000LL
+
+FIXTURE(sched) {
+	int fd;
+	int nprocs;
+};
+
+FIXTURE_SETUP(sched)
+{
+	self->fd = wsx_test_open();
+	ASSERT_LE(0, self->fd);
+	self->nprocs = wsx_test_nprocs(self->fd);
+	ASSERT_LT(0, self->nprocs);
+}
+
+FIXTURE_TEARDOWN(sched)
+{
+	close(self->fd);
+}
+
+/* Run one request and return its completion through @rec. */
+static int run_one(int fd, struct wsx_req req, struct wsx_completion *rec)
+{
+	req.user_data = 0;
+	return wsx_test_collect(fd, &req, 1, rec);
+}
+
+TEST_F(sched, fib_25_is_75025)
+{
+	struct wsx_completion rec = { 0 };
+
+	ASSERT_EQ(0, run_one(self->fd, wsx_test_req(WSX_OP_FIB, 0,
+			WSX_PLACE_LOCAL, 0, 25, 0, 0), &rec));
+	EXPECT_EQ(0, rec.status);
+	EXPECT_EQ(75025, rec.result);
+	EXPECT_EQ(242785, rec.nodes);	/* 2 * fib(26) - 1 nodes */
+}
+
+TEST_F(sched, spawn_4_8_runs_87381_items)
+{
+	struct wsx_completion rec = { 0 };
+
+	ASSERT_EQ(0, run_one(self->fd, wsx_test_req(WSX_OP_SPAWN, 0,
+			WSX_PLACE_GLOBAL, 0, 4, 8, 0), &rec));
+	EXPECT_EQ(0, rec.status);
+	EXPECT_EQ(87381, rec.result);
+	EXPECT_EQ(87381, rec.nodes);
+}
+
+/*
+ * The seeds' example: 20 SPIN items queued on P0 while the other Ps are
+ * idle.  Every P runs some of them, and P0 was stolen from.
+ */
+TEST_F(sched, seeds_imbalance_is_stolen_from_p0)
+{
+	static char before[1 << 16], after[1 << 16];
+	struct wsx_completion recs[20] = { 0 };
+	struct wsx_req reqs[20];
+	int ran[64] = { 0 };
+
+	if (self->nprocs < 2 || self->nprocs > 64)
+		SKIP(return, "needs 2 .. 64 Ps, the module has %d",
+		     self->nprocs);
+	for (int i = 0; i < 20; i++)
+		reqs[i] = wsx_test_req(WSX_OP_SPIN, i, WSX_PLACE_P, 0,
+				       10000000, 0, 0);
+	ASSERT_LT(0, wsx_test_read_debugfs("stats", before, sizeof(before)));
+	ASSERT_EQ(0, wsx_test_collect(self->fd, reqs, 20, recs));
+	ASSERT_LT(0, wsx_test_read_debugfs("stats", after, sizeof(after)));
+
+	for (int i = 0; i < 20; i++) {
+		EXPECT_EQ(0, recs[i].status);
+		ASSERT_GT(self->nprocs, (int)recs[i].cpu);
+		ran[recs[i].cpu]++;
+	}
+	for (int p = 0; p < self->nprocs; p++) {
+		TH_LOG("CPU %d ran %d of the 20", p, ran[p]);
+		EXPECT_LT(0, ran[p]);
+	}
+	EXPECT_LT(0, wsx_test_stat(after, 0, "stolen_from") -
+		     wsx_test_stat(before, 0, "stolen_from"));
+}
+
+/* Ring overflow moves 128 items plus the new one: 129 per spill. */
+TEST_F(sched, spills_move_129_items)
+{
+	static char before[1 << 16], after[1 << 16];
+	struct wsx_completion rec = { 0 };
+	long long spills, spilled;
+
+	ASSERT_LT(0, wsx_test_read_debugfs("stats", before, sizeof(before)));
+	ASSERT_EQ(0, run_one(self->fd, wsx_test_req(WSX_OP_SPAWN, 0,
+			WSX_PLACE_P, 0, 64, 2, 0), &rec));
+	ASSERT_LT(0, wsx_test_read_debugfs("stats", after, sizeof(after)));
+	EXPECT_EQ(1 + 64 + 64 * 64, rec.result);
+	spills = wsx_test_stat_sum(after, self->nprocs, "spills") -
+		 wsx_test_stat_sum(before, self->nprocs, "spills");
+	spilled = wsx_test_stat_sum(after, self->nprocs, "spilled") -
+		  wsx_test_stat_sum(before, self->nprocs, "spilled");
+	TH_LOG("%lld spills moved %lld items", spills, spilled);
+	EXPECT_EQ(129 * spills, spilled);
+}
+
+/*
+ * No lost wakeup: 10,000 rounds of one item on an idle executor, each
+ * waited for with a 10 s timeout, which a missed wakeup would hit.
+ */
+TEST_F(sched, no_lost_wakeup)
+{
+	size_t rounds = wsx_test_scaled(10000, 1000);
+	struct wsx_completion rec = { 0 };
+	__u64 worst = 0;
+
+	for (size_t i = 0; i < rounds; i++) {
+		__u16 place = i % 3;
+		struct wsx_req req = wsx_test_req(WSX_OP_NOP, i, place,
+				place == WSX_PLACE_P ? i % self->nprocs : 0,
+				0, 0, 0);
+
+		ASSERT_EQ(1, wsx_test_submit(self->fd, &req, 1, NULL));
+		ASSERT_EQ(1, wsx_test_wait(self->fd, &rec, 1, 1,
+					   10 * NSEC_PER_SEC)) {
+			TH_LOG("round %zu timed out", i);
+		}
+		ASSERT_EQ(i, rec.user_data);
+		if (rec.finished_ns - rec.queued_ns > worst)
+			worst = rec.finished_ns - rec.queued_ns;
+	}
+	TH_LOG("%zu rounds, slowest queued-to-finished %llu us", rounds,
+	       (unsigned long long)worst / 1000);
+}
+
+/* Sum of utime + stime (clock ticks) of the wsx/<n> kthreads. */
+static long long wsx_threads_cpu_ticks(int *threads)
+{
+	long long sum = 0;
+	struct dirent *de;
+	DIR *proc = opendir("/proc");
+
+	*threads = 0;
+	if (!proc)
+		return -1;
+	while ((de = readdir(proc))) {
+		char path[300], buf[1024], *p;
+		unsigned long long ut, st;
+		int fd;
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (!strstr(buf, "(wsx/"))
+			continue;
+		p = strrchr(buf, ')');
+		/* fields after the name: state is 3rd, utime 14th, stime 15th */
+		if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+				 &ut, &st) != 2)
+			continue;
+		sum += ut + st;
+		(*threads)++;
+	}
+	closedir(proc);
+	return sum;
+}
+
+/* After a load, the idle Ms park: their CPU time stays flat for 2 s. */
+TEST_F(sched, idle_burns_no_cpu)
+{
+	struct timespec settle = { 0, 200 * 1000 * 1000 };
+	struct wsx_completion rec = { 0 };
+	long long t0, t1;
+	int threads;
+
+	ASSERT_EQ(0, run_one(self->fd, wsx_test_req(WSX_OP_SPAWN, 0,
+			WSX_PLACE_GLOBAL, 0, 4, 6, 1000), &rec));
+	nanosleep(&settle, NULL);
+	t0 = wsx_threads_cpu_ticks(&threads);
+	ASSERT_EQ(self->nprocs, threads);
+	sleep(2);
+	t1 = wsx_threads_cpu_ticks(&threads);
+	TH_LOG("%d wsx threads used %lld ticks in 2 s of idle", threads,
+	       t1 - t0);
+	EXPECT_GE(1, t1 - t0);
+}
+
+TEST_HARNESS_MAIN
