@@ -45,6 +45,10 @@ MODULE_PARM_DESC(max_inflight_fd, "Jobs in flight per open file");
 module_param_named(max_inflight, wsx_max_inflight, uint, 0644);
 MODULE_PARM_DESC(max_inflight, "Jobs in flight in all");
 
+static bool stats = true;
+module_param(stats, bool, 0444);
+MODULE_PARM_DESC(stats, "Keep the per-P counters (0: off, to measure their cost)");
+
 static const char * const wsx_policy_names[] = {
 	[WSX_STEAL_HALF] = "half",
 	[WSX_STEAL_ONE] = "one",
@@ -88,6 +92,8 @@ static int __init wsx_init(void)
 	ret = wsx_params(&params);
 	if (ret)
 		return ret;
+	if (!stats)
+		static_branch_disable(&wsx_stats_on);
 	ret = wsx_ops_init();
 	if (ret)
 		return ret;

@@ -97,6 +97,7 @@
 #include "wsx_internal.h"
 
 struct wsx_sched wsx_sched;
+DEFINE_STATIC_KEY_TRUE(wsx_stats_on);
 
 /* ---- the global queue ------------------------------------------------ */
 
@@ -359,19 +360,23 @@ static struct wsx_item *wsx_runq_steal(struct wsx_p *p, struct wsx_p *victim,
 				       bool steal_runnext)
 {
 	u32 t = p->ring.tail, seen = 0, n;
+	u64 cas_fails = 0;
 
 	wsx_stat_inc(p, steal_attempts);
 	preempt_disable();	/* keeps the grab short: see wsx_ring.h */
 	n = wsx_ring_grab(&victim->ring, &p->ring, t, wsx_sched.steal_policy,
-			  &seen, &p->stats.steal_cas_fails);
+			  &seen, &cas_fails);
 	preempt_enable();
+	if (cas_fails)
+		wsx_stat_add(p, steal_cas_fails, cas_fails);
 	if (!n && steal_runnext && wsx_steal_runnext(p, victim, t))
 		n = 1;
 	if (!n)
 		return NULL;
 	wsx_stat_inc(p, steals);
 	wsx_stat_add(p, stolen, n);
-	atomic64_add(n, &victim->stats.stolen_from);
+	if (static_branch_likely(&wsx_stats_on))
+		atomic64_add(n, &victim->stats.stolen_from);
 	wsx_steal_log(p, victim, seen, n);
 	n--;
 	if (n)

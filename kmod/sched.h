@@ -19,6 +19,7 @@
 #define _WSX_SCHED_H
 
 #include <linux/cache.h>
+#include <linux/jump_label.h>
 #include <linux/llist.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -137,10 +138,16 @@ int wsx_sched_cpu_offline(unsigned int cpu);
 unsigned int wsx_p_depth(struct wsx_p *p);
 bool wsx_p_is_online(unsigned int id);
 
-#define wsx_stat_add(p, field, n)				\
-	do {							\
-		u64 *__stat = &(p)->stats.field;		\
-		WRITE_ONCE(*__stat, *__stat + (n));		\
+/* Module parameter stats=0 turns the per-P counters off (benchmarks). */
+DECLARE_STATIC_KEY_TRUE(wsx_stats_on);
+
+#define wsx_stat_add(p, field, n)					\
+	do {								\
+		if (static_branch_likely(&wsx_stats_on)) {		\
+			u64 *__stat = &(p)->stats.field;		\
+									\
+			WRITE_ONCE(*__stat, *__stat + (n));		\
+		}							\
 	} while (0)
 #define wsx_stat_inc(p, field)	wsx_stat_add(p, field, 1)
 
