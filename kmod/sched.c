@@ -95,9 +95,75 @@
 
 #include "sched.h"
 #include "wsx_internal.h"
+#include "wsx_trace.h"
 
 struct wsx_sched wsx_sched;
 DEFINE_STATIC_KEY_TRUE(wsx_stats_on);
+
+/* ---- statistics ------------------------------------------------------- */
+
+/* Note where and when @item is queued (its first queueing only). */
+static void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin)
+{
+	item->queued_p = p;
+	item->origin = origin;
+	if (static_branch_likely(&wsx_stats_on))
+		item->queued_ns = ktime_get_ns();
+	trace_wsx_item_queue(item, p == WSX_NO_P ? -1 : (int)p);
+}
+
+/*
+ * @item moves to the global queue from a P (spill, hotplug drain): it no
+ * longer counts as queued on that P, so that running it elsewhere is not
+ * taken for a steal.
+ */
+static void wsx_item_to_global(struct wsx_item *item)
+{
+	item->queued_p = WSX_NO_P;
+	item->origin = WSX_ORIGIN_GLOBAL;
+}
+
+/* Owner of @p: @item starts; account its queueing latency. */
+static void wsx_item_account_start(struct wsx_p *p, struct wsx_item *item,
+				   struct wsx_m *m)
+{
+	bool stolen = item->queued_p != WSX_NO_P && item->queued_p != p->id;
+	unsigned int kind = stolen ? WSX_ORIGIN_STOLEN : item->origin;
+
+	trace_wsx_item_start(item, p->id, m->id,
+			     item->queued_p == WSX_NO_P ? -1 : item->queued_p,
+			     stolen);
+	if (static_branch_likely(&wsx_stats_on)) {
+		u64 *bucket = &p->hist.latency[kind][fls64(ktime_get_ns() -
+							   item->queued_ns)];
+
+		WRITE_ONCE(*bucket, *bucket + 1);
+	}
+}
+
+/* Thief @p took @n items from @victim. */
+static void wsx_steal_account(struct wsx_p *p, struct wsx_p *victim, u32 seen,
+			      u32 n)
+{
+	struct wsx_steal_rec *rec;
+	u64 *cell;
+
+	trace_wsx_steal(p->id, victim->id, n);
+	if (!static_branch_likely(&wsx_stats_on))
+		return;
+	wsx_stat_inc(p, steals);
+	wsx_stat_add(p, stolen, n);
+	atomic64_add(n, &victim->stats.stolen_from);
+	cell = &p->hist.steal_size[min(fls(n) - 1, WSX_STEAL_BUCKETS - 1)];
+	WRITE_ONCE(*cell, *cell + 1);
+	cell = &p->hist.steals_from[victim->id];
+	WRITE_ONCE(*cell, *cell + 1);
+	rec = &p->steal_log[p->steal_log_pos % WSX_STEAL_LOG];
+	WRITE_ONCE(rec->victim, victim->id);
+	WRITE_ONCE(rec->seen, seen);
+	WRITE_ONCE(rec->taken, n);
+	WRITE_ONCE(p->steal_log_pos, p->steal_log_pos + 1);
+}
 
 /* ---- the global queue ------------------------------------------------ */
 
@@ -193,10 +259,14 @@ static bool wsx_runq_spill(struct wsx_p *p, struct wsx_item *item)
 	n = wsx_ring_take_half(&p->ring, batch);
 	if (!n)
 		return false;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		wsx_item_to_global(batch[i]);
 		list_add_tail(&batch[i]->node, &items);
+	}
+	wsx_item_to_global(item);
 	list_add_tail(&item->node, &items);
 	wsx_global_put_list(&items, n + 1);
+	trace_wsx_spill(p->id, n + 1);
 	wsx_stat_inc(p, spills);
 	wsx_stat_add(p, spilled, n + 1);
 	return true;
@@ -317,18 +387,6 @@ static u32 wsx_m_rand(struct wsx_m *m)
 	return x;
 }
 
-static void wsx_steal_log(struct wsx_p *p, struct wsx_p *victim, u32 seen,
-			  u32 taken)
-{
-	struct wsx_steal_rec *rec;
-
-	rec = &p->steal_log[p->steal_log_pos % WSX_STEAL_LOG];
-	WRITE_ONCE(rec->victim, victim->id);
-	WRITE_ONCE(rec->seen, seen);
-	WRITE_ONCE(rec->taken, taken);
-	WRITE_ONCE(p->steal_log_pos, p->steal_log_pos + 1);
-}
-
 /* Take @victim's runnext for @p's ring slot at @t; true if taken. */
 static bool wsx_steal_runnext(struct wsx_p *p, struct wsx_p *victim, u32 t)
 {
@@ -340,7 +398,7 @@ static bool wsx_steal_runnext(struct wsx_p *p, struct wsx_p *victim, u32 t)
 	 * A running victim is about to pick its runnext itself: give it a
 	 * moment, so that a parent and its child are not split needlessly.
 	 */
-	if (READ_ONCE(victim->running)) {
+	if (READ_ONCE(victim->cur)) {
 		udelay(3);
 		next = READ_ONCE(victim->runnext);
 		if (!next)
@@ -373,11 +431,7 @@ static struct wsx_item *wsx_runq_steal(struct wsx_p *p, struct wsx_p *victim,
 		n = 1;
 	if (!n)
 		return NULL;
-	wsx_stat_inc(p, steals);
-	wsx_stat_add(p, stolen, n);
-	if (static_branch_likely(&wsx_stats_on))
-		atomic64_add(n, &victim->stats.stolen_from);
-	wsx_steal_log(p, victim, seen, n);
+	wsx_steal_account(p, victim, seen, n);
 	n--;
 	if (n)
 		smp_store_release(&p->ring.tail, t + n); /* publish the rest */
@@ -496,10 +550,12 @@ static void wsx_m_park(struct wsx_m *m)
 		return;
 	}
 	wsx_stat_inc(p, parks);
+	trace_wsx_park(m->id);
 	/* acquire: pairs with the waker's release in wsx_m_wake() */
 	wait_event_idle(m->wq, smp_load_acquire(&m->woken) ||
 			!READ_ONCE(p->want_online) || kthread_should_stop());
 	wsx_m_unpark(m);
+	trace_wsx_unpark(m->id);
 }
 
 /* Owner: move everything queued on @p to the global queue. */
@@ -514,15 +570,14 @@ static void wsx_p_drain(struct wsx_p *p)
 	llist_for_each_entry_safe(item, tmp, list, lnode) {
 		list_add_tail(&item->node, &items);
 		atomic_dec(&p->inbox_len);
-		n++;
 	}
 	item = xchg(&p->runnext, NULL);
-	if (item) {
+	if (item)
 		list_add_tail(&item->node, &items);
-		n++;
-	}
-	while ((item = wsx_ring_get(&p->ring))) {
+	while ((item = wsx_ring_get(&p->ring)))
 		list_add_tail(&item->node, &items);
+	list_for_each_entry(item, &items, node) {
+		wsx_item_to_global(item);
 		n++;
 	}
 	if (n) {
@@ -607,9 +662,11 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 		job->started_ns = ktime_get_ns();
 		job->cpu = raw_smp_processor_id();
 	}
-	WRITE_ONCE(p->running, true);
+	wsx_item_account_start(p, item, m);
+	WRITE_ONCE(p->cur, item);
 	item->fn(item);		/* from here on the item is not ours */
-	WRITE_ONCE(p->running, false);
+	WRITE_ONCE(p->cur, NULL);
+	trace_wsx_item_end(item, READ_ONCE(job->status));
 	wsx_stat_inc(p, executed);
 	wsx_job_put(job);
 	cond_resched();
@@ -654,6 +711,7 @@ void wsx_spawn(struct wsx_item *item)
 		return;
 	}
 	wsx_job_add(item->job);
+	wsx_item_stamp(item, m->p->id, WSX_ORIGIN_LOCAL);
 	wsx_runq_put(m->p, item, true);
 	wsx_wakep();
 }
@@ -668,6 +726,9 @@ static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item)
 	ok = READ_ONCE(p->want_online);
 	if (ok) {
 		wsx_job_add(item->job);
+		wsx_item_stamp(item, p->id,
+			       p->cpu == raw_smp_processor_id() ?
+			       WSX_ORIGIN_LOCAL : WSX_ORIGIN_REMOTE);
 		llist_add(&item->lnode, &p->inbox);
 		atomic_inc(&p->inbox_len);
 	}
@@ -680,6 +741,7 @@ static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item)
 static void wsx_queue_global(struct wsx_item *item)
 {
 	wsx_job_add(item->job);
+	wsx_item_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
 	wsx_global_put(item);
 	wsx_wakep();
 }
@@ -740,6 +802,42 @@ bool wsx_p_is_online(unsigned int id)
 	return id < wsx_sched.nprocs && READ_ONCE(wsx_sched.ps[id]->want_online);
 }
 
+static void wsx_zero_u64(u64 *v, size_t n)
+{
+	while (n--)
+		WRITE_ONCE(v[n], 0);
+}
+
+/**
+ * wsx_sched_reset_stats - zero every counter and histogram
+ *
+ * Racy against running Ps by design: an increment that races with the reset
+ * may survive it.  The global queue's counters are reset under its lock.
+ */
+void wsx_sched_reset_stats(void)
+{
+	unsigned long flags;
+	unsigned int id;
+
+	for (id = 0; id < wsx_sched.nprocs; id++) {
+		struct wsx_p *p = wsx_sched.ps[id];
+
+		wsx_zero_u64((u64 *)&p->stats,
+			     offsetof(struct wsx_pstats, stolen_from) /
+			     sizeof(u64));
+		atomic64_set(&p->stats.stolen_from, 0);
+		wsx_zero_u64(&p->hist.latency[0][0],
+			     sizeof(p->hist.latency) / sizeof(u64));
+		wsx_zero_u64(p->hist.steal_size, WSX_STEAL_BUCKETS);
+		wsx_zero_u64(p->hist.steals_from, wsx_sched.nprocs);
+		WRITE_ONCE(p->steal_log_pos, 0);
+	}
+	spin_lock_irqsave(&wsx_sched.glock, flags);
+	WRITE_ONCE(wsx_sched.gputs, 0);
+	WRITE_ONCE(wsx_sched.ggets, 0);
+	spin_unlock_irqrestore(&wsx_sched.glock, flags);
+}
+
 /* ---- CPU hotplug ------------------------------------------------------ */
 
 int wsx_sched_cpu_online(unsigned int cpu)
@@ -787,12 +885,19 @@ static int wsx_coprimes_init(unsigned int n)
 	return 0;
 }
 
-static struct wsx_p *wsx_p_create(unsigned int id, unsigned int cpu)
+static struct wsx_p *wsx_p_create(unsigned int id, unsigned int cpu,
+				  unsigned int nprocs)
 {
 	struct wsx_p *p = kzalloc_node(sizeof(*p), GFP_KERNEL, cpu_to_node(cpu));
 
 	if (!p)
 		return NULL;
+	p->hist.steals_from = kcalloc_node(nprocs, sizeof(u64), GFP_KERNEL,
+					   cpu_to_node(cpu));
+	if (!p->hist.steals_from) {
+		kfree(p);
+		return NULL;
+	}
 	p->id = id;
 	p->cpu = cpu;
 	wsx_ring_init(&p->ring);
@@ -833,8 +938,10 @@ static void wsx_sched_free(void)
 			kthread_stop(wsx_sched.ms[i]->task);
 			kfree(wsx_sched.ms[i]);
 		}
-		if (wsx_sched.ps && wsx_sched.ps[i])
+		if (wsx_sched.ps && wsx_sched.ps[i]) {
+			kfree(wsx_sched.ps[i]->hist.steals_from);
 			kfree(wsx_sched.ps[i]);
+		}
 	}
 	kfree(wsx_sched.ms);
 	kfree(wsx_sched.ps);
@@ -872,7 +979,7 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 		if (i == n)
 			break;
 		wsx_sched.nprocs = i + 1;	/* what wsx_sched_free() frees */
-		wsx_sched.ps[i] = wsx_p_create(i, cpu);
+		wsx_sched.ps[i] = wsx_p_create(i, cpu, n);
 		if (!wsx_sched.ps[i])
 			goto fail;
 		wsx_sched.ms[i] = wsx_m_create(i, wsx_sched.ps[i]);

@@ -52,6 +52,26 @@ struct wsx_pstats {
 	atomic64_t stolen_from;	/* items thieves took from this P */
 };
 
+/* How an item reached the P that runs it: the latency histograms' kinds. */
+enum wsx_origin {
+	WSX_ORIGIN_LOCAL,	/* spawned there, or queued from its CPU */
+	WSX_ORIGIN_REMOTE,	/* queued on it from another CPU */
+	WSX_ORIGIN_GLOBAL,	/* through the global queue */
+	WSX_ORIGIN_STOLEN,	/* queued on another P, moved by a thief */
+	WSX_NR_ORIGINS,
+};
+
+/* log2 buckets: bucket b counts values v with fls64(v) == b */
+#define WSX_LAT_BUCKETS		64
+#define WSX_STEAL_BUCKETS	10	/* 1, 2-3, ... 256-511 */
+
+/* Per-P histograms, written by the owner (O). */
+struct wsx_phist {
+	u64 latency[WSX_NR_ORIGINS][WSX_LAT_BUCKETS];	/* queued to started, ns */
+	u64 steal_size[WSX_STEAL_BUCKETS];		/* items per steal */
+	u64 *steals_from;		/* I (array): steals from each P */
+};
+
 /* One successful steal, for debugfs steal_log. */
 struct wsx_steal_rec {
 	u32 victim;		/* P stolen from */
@@ -77,9 +97,10 @@ struct wsx_p {
 
 	u32 schedtick;				/* O */
 	u32 runnext_chain;			/* O */
-	bool running;				/* O: an item is running */
+	struct wsx_item *cur;			/* O: the item running */
 
 	struct wsx_pstats stats ____cacheline_aligned_in_smp;
+	struct wsx_phist hist;
 	struct wsx_steal_rec steal_log[WSX_STEAL_LOG];	/* O */
 	u32 steal_log_pos;				/* O */
 };
@@ -133,6 +154,8 @@ int wsx_sched_init(const struct wsx_sched_params *params);
 void wsx_sched_exit(void);
 int wsx_sched_cpu_online(unsigned int cpu);
 int wsx_sched_cpu_offline(unsigned int cpu);
+
+void wsx_sched_reset_stats(void);
 
 /* Approximate number of items queued on @p (ring, runnext, inbox). */
 unsigned int wsx_p_depth(struct wsx_p *p);

@@ -11,16 +11,37 @@
  *   steal_log   the last WSX_STEAL_LOG steals of each P, one per line:
  *               "P<thief> victim=<id> seen=<n> taken=<n>", seen being the
  *               victim's ring length at the thief's snapshot
+ *   latency     queued-to-started time of items, one line per kind:
+ *               "<kind> count=<n> <b0> <b1> ... <b63>", kind one of local,
+ *               remote, global, stolen; bucket b counts times t (ns) with
+ *               fls64(t) == b, i.e. 2^(b-1) <= t < 2^b (b0: t == 0)
+ *   steals      "sizes <b0> ... <b9>": steals by items taken (bucket b:
+ *               2^b <= n < 2^(b+1)); then one line per thief,
+ *               "P<thief> <steals from P0> <from P1> ...": the thief x
+ *               victim matrix
+ *   reset       writing anything zeroes the counters and histograms
  *
  * The counters are written by each P's owner without atomics and read here
  * racily with READ_ONCE: a line is not a consistent snapshot of all Ps.
+ *
+ * Module parameter schedtrace_ms (0 = off, writable at run time) prints the
+ * schedtrace line to the kernel log every so many ms, as Go's
+ * GODEBUG=schedtrace does; with scheddetail=1 each is followed by one line
+ * per P and one per M, as Go's scheddetail.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
+#include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 
 #include "sched.h"
 #include "wsx_internal.h"
+
+/* Longest schedtrace line: the head, then up to 11 bytes per P. */
+#define WSX_SCHEDTRACE_MAX	(256 + 11 * NR_CPUS)
 
 static struct dentry *wsx_debugfs_dir;
 
@@ -70,9 +91,11 @@ static int wsx_stats_show(struct seq_file *sf, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(wsx_stats);
 
-static int wsx_schedtrace_show(struct seq_file *sf, void *unused)
+/* The schedtrace line, without newline, into @buf of @len bytes. */
+static void wsx_schedtrace_format(char *buf, size_t len)
 {
 	unsigned int id, idle = 0, spinning = 0;
+	int n;
 
 	for (id = 0; id < wsx_sched.nprocs; id++) {
 		struct wsx_m *m = wsx_sched.ms[id];
@@ -80,15 +103,28 @@ static int wsx_schedtrace_show(struct seq_file *sf, void *unused)
 		idle += READ_ONCE(m->parked);
 		spinning += READ_ONCE(m->spinning);
 	}
-	seq_printf(sf, "WSX %llums: nprocs=%u idleprocs=%d threads=%u spinningthreads=%u idlethreads=%u runqueue=%u [",
-		   (ktime_get_ns() - wsx_sched.start_ns) / NSEC_PER_MSEC,
-		   wsx_sched.nprocs, atomic_read(&wsx_sched.npidle),
-		   wsx_sched.nprocs, spinning, idle,
-		   READ_ONCE(wsx_sched.glen));
+	n = scnprintf(buf, len, "WSX %llums: nprocs=%u idleprocs=%d threads=%u",
+		      (ktime_get_ns() - wsx_sched.start_ns) / NSEC_PER_MSEC,
+		      wsx_sched.nprocs, atomic_read(&wsx_sched.npidle),
+		      wsx_sched.nprocs);
+	n += scnprintf(buf + n, len - n,
+		       " spinningthreads=%u idlethreads=%u runqueue=%u [",
+		       spinning, idle, READ_ONCE(wsx_sched.glen));
 	for (id = 0; id < wsx_sched.nprocs; id++)
-		seq_printf(sf, "%s%u", id ? " " : "",
-			   wsx_p_depth(wsx_sched.ps[id]));
-	seq_puts(sf, "]\n");
+		n += scnprintf(buf + n, len - n, "%s%u", id ? " " : "",
+			       wsx_p_depth(wsx_sched.ps[id]));
+	scnprintf(buf + n, len - n, "]");
+}
+
+static int wsx_schedtrace_show(struct seq_file *sf, void *unused)
+{
+	char *buf = kmalloc(WSX_SCHEDTRACE_MAX, GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	wsx_schedtrace_format(buf, WSX_SCHEDTRACE_MAX);
+	seq_printf(sf, "%s\n", buf);
+	kfree(buf);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(wsx_schedtrace);
@@ -115,6 +151,140 @@ static int wsx_steal_log_show(struct seq_file *sf, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(wsx_steal_log);
 
+static const char * const wsx_origin_names[WSX_NR_ORIGINS] = {
+	[WSX_ORIGIN_LOCAL] = "local",
+	[WSX_ORIGIN_REMOTE] = "remote",
+	[WSX_ORIGIN_GLOBAL] = "global",
+	[WSX_ORIGIN_STOLEN] = "stolen",
+};
+
+static int wsx_latency_show(struct seq_file *sf, void *unused)
+{
+	u64 sum[WSX_LAT_BUCKETS], count;
+	unsigned int kind, id, b;
+
+	for (kind = 0; kind < WSX_NR_ORIGINS; kind++) {
+		memset(sum, 0, sizeof(sum));
+		count = 0;
+		for (id = 0; id < wsx_sched.nprocs; id++)
+			for (b = 0; b < WSX_LAT_BUCKETS; b++)
+				sum[b] += READ_ONCE(wsx_sched.ps[id]->hist.latency[kind][b]);
+		for (b = 0; b < WSX_LAT_BUCKETS; b++)
+			count += sum[b];
+		seq_printf(sf, "%s count=%llu", wsx_origin_names[kind], count);
+		for (b = 0; b < WSX_LAT_BUCKETS; b++)
+			seq_printf(sf, " %llu", sum[b]);
+		seq_putc(sf, '\n');
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(wsx_latency);
+
+static int wsx_steals_show(struct seq_file *sf, void *unused)
+{
+	unsigned int id, v, b;
+	u64 sum;
+
+	seq_puts(sf, "sizes");
+	for (b = 0; b < WSX_STEAL_BUCKETS; b++) {
+		sum = 0;
+		for (id = 0; id < wsx_sched.nprocs; id++)
+			sum += READ_ONCE(wsx_sched.ps[id]->hist.steal_size[b]);
+		seq_printf(sf, " %llu", sum);
+	}
+	seq_putc(sf, '\n');
+	for (id = 0; id < wsx_sched.nprocs; id++) {
+		seq_printf(sf, "P%u", id);
+		for (v = 0; v < wsx_sched.nprocs; v++)
+			seq_printf(sf, " %llu",
+				   READ_ONCE(wsx_sched.ps[id]->hist.steals_from[v]));
+		seq_putc(sf, '\n');
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(wsx_steals);
+
+static ssize_t wsx_reset_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos)
+{
+	wsx_sched_reset_stats();
+	atomic64_set(&wsx_cancelled_jobs, 0);
+	return count;
+}
+
+static const struct file_operations wsx_reset_fops = {
+	.owner = THIS_MODULE,
+	.write = wsx_reset_write,
+	.llseek = noop_llseek,
+};
+
+/* ---- schedtrace_ms and scheddetail: the log, as GODEBUG=schedtrace ---- */
+
+static unsigned int schedtrace_ms;
+static bool scheddetail;
+module_param(scheddetail, bool, 0644);
+MODULE_PARM_DESC(scheddetail, "With schedtrace_ms: also print one line per P and per M");
+
+static void wsx_schedtrace_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(wsx_schedtrace_work, wsx_schedtrace_fn);
+
+static void wsx_scheddetail_print(void)
+{
+	unsigned int id;
+
+	for (id = 0; id < wsx_sched.nprocs; id++) {
+		struct wsx_p *p = wsx_sched.ps[id];
+
+		pr_info("  P%u: status=%s schedtick=%u m=%u runqsize=%u runnext=%d timers=0\n",
+			id, !READ_ONCE(p->want_online) ? "offline" :
+			test_bit(id, wsx_sched.pidle) ? "idle" : "running",
+			READ_ONCE(p->schedtick), p->m->id,
+			wsx_ring_len(&p->ring), !!READ_ONCE(p->runnext));
+	}
+	for (id = 0; id < wsx_sched.nprocs; id++) {
+		struct wsx_m *m = wsx_sched.ms[id];
+
+		pr_info("  M%u: p=%u spinning=%d blocked=%d curitem=%p\n", id,
+			m->p->id, READ_ONCE(m->spinning), READ_ONCE(m->parked),
+			READ_ONCE(m->p->cur));
+	}
+}
+
+static void wsx_schedtrace_fn(struct work_struct *work)
+{
+	unsigned int ms = READ_ONCE(schedtrace_ms);
+	char *buf;
+
+	if (!ms)
+		return;
+	buf = kmalloc(WSX_SCHEDTRACE_MAX, GFP_KERNEL);
+	if (buf) {
+		wsx_schedtrace_format(buf, WSX_SCHEDTRACE_MAX);
+		pr_info("%s\n", buf);
+		kfree(buf);
+	}
+	if (READ_ONCE(scheddetail))
+		wsx_scheddetail_print();
+	schedule_delayed_work(&wsx_schedtrace_work, msecs_to_jiffies(ms));
+}
+
+static int wsx_schedtrace_ms_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_uint(val, kp);
+
+	/* before init, wsx_debugfs_init() starts it */
+	if (!ret && wsx_debugfs_dir)
+		mod_delayed_work(system_wq, &wsx_schedtrace_work, 0);
+	return ret;
+}
+
+static const struct kernel_param_ops wsx_schedtrace_ms_ops = {
+	.set = wsx_schedtrace_ms_set,
+	.get = param_get_uint,
+};
+module_param_cb(schedtrace_ms, &wsx_schedtrace_ms_ops, &schedtrace_ms, 0644);
+MODULE_PARM_DESC(schedtrace_ms, "Print the schedtrace line to the kernel log every this many ms (0: off)");
+
 void wsx_debugfs_init(void)
 {
 	wsx_debugfs_dir = debugfs_create_dir("wsx", NULL);
@@ -124,10 +294,24 @@ void wsx_debugfs_init(void)
 			    &wsx_schedtrace_fops);
 	debugfs_create_file("steal_log", 0400, wsx_debugfs_dir, NULL,
 			    &wsx_steal_log_fops);
+	debugfs_create_file("latency", 0400, wsx_debugfs_dir, NULL,
+			    &wsx_latency_fops);
+	debugfs_create_file("steals", 0400, wsx_debugfs_dir, NULL,
+			    &wsx_steals_fops);
+	debugfs_create_file("reset", 0200, wsx_debugfs_dir, NULL,
+			    &wsx_reset_fops);
+	if (schedtrace_ms)
+		schedule_delayed_work(&wsx_schedtrace_work, 0);
 }
 
 void wsx_debugfs_exit(void)
 {
-	debugfs_remove_recursive(wsx_debugfs_dir);
+	struct dentry *dir = wsx_debugfs_dir;
+
+	/* parameter writes run under this lock: none re-arms the work now */
+	kernel_param_lock(THIS_MODULE);
 	wsx_debugfs_dir = NULL;
+	kernel_param_unlock(THIS_MODULE);
+	cancel_delayed_work_sync(&wsx_schedtrace_work);
+	debugfs_remove_recursive(dir);
 }

@@ -33,6 +33,9 @@ typedef void (*wsx_fn_t)(struct wsx_item *item);
  * @fn:		called once, in an M (kthread) holding a P
  * @job:	the completion group the item belongs to
  * @node:	link in the global queue, or in a P's inbox (@lnode)
+ * @queued_ns:	when it was queued (ktime_get_ns), while statistics are on
+ * @queued_p:	the P it was queued on, WSX_NO_P for the global queue
+ * @origin:	how it was queued, for the latency histograms (WSX_ORIGIN_*)
  * @flags:	WSX_ITEM_*
  *
  * While queued the fields belong to the executor; callers set them only
@@ -45,8 +48,13 @@ struct wsx_item {
 		struct list_head node;
 		struct llist_node lnode;
 	};
-	unsigned int flags;
+	u64 queued_ns;
+	u16 queued_p;
+	u8 origin;
+	u8 flags;
 };
+
+#define WSX_NO_P	0xffff
 
 /**
  * struct wsx_job - a completion group of items
