@@ -70,3 +70,11 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C userlib clean
 	rm -rf build
+
+## bench         build, then benchmark wsx against cmwq, a central queue and
+##               direct calls in two VM boots (see scripts/bench)
+.PHONY: bench
+bench:
+	@scripts/deps
+	@$(MAKE) --no-print-directory module
+	@scripts/bench

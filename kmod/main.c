@@ -45,6 +45,10 @@ MODULE_PARM_DESC(max_inflight_fd, "Jobs in flight per open file");
 module_param_named(max_inflight, wsx_max_inflight, uint, 0644);
 MODULE_PARM_DESC(max_inflight, "Jobs in flight in all");
 
+static unsigned int max_threads;
+module_param(max_threads, uint, 0444);
+MODULE_PARM_DESC(max_threads, "Most Ms, counting those in blocking sections (0: 4 x nprocs)");
+
 static bool stats = true;
 module_param(stats, bool, 0444);
 MODULE_PARM_DESC(stats, "Keep the per-P counters (0: off, to measure their cost)");
@@ -81,6 +85,13 @@ static int wsx_params(struct wsx_sched_params *params)
 	params->steal_policy = policy;
 	params->global_tick = global_tick;
 	params->steal_tries = steal_tries;
+	params->max_threads = max_threads ?: 4 * params->nprocs;
+	if (params->max_threads < params->nprocs) {
+		pr_err("max_threads=%u: fewer than nprocs=%u\n", max_threads,
+		       params->nprocs);
+		return -EINVAL;
+	}
+	max_threads = params->max_threads;	/* show what is in force */
 	return 0;
 }
 
@@ -114,6 +125,7 @@ static int __init wsx_init(void)
 fail_dev:
 	wsx_debugfs_exit();
 	cpuhp_remove_state(wsx_hp_state);
+	wsx_monitor_stop();
 fail_hp:
 	wsx_sched_exit();
 fail_sched:
@@ -126,6 +138,7 @@ static void __exit wsx_exit(void)
 	wsx_dev_exit();
 	wsx_debugfs_exit();
 	cpuhp_remove_state(wsx_hp_state);	/* stops every P */
+	wsx_monitor_stop();
 	wsx_sched_exit();
 	wsx_ops_exit();
 }

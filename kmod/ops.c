@@ -128,6 +128,7 @@ static void wsx_spin_ns(u64 ns)
 		now = ktime_get_ns();
 		if (now >= next) {
 			cond_resched();
+			wsx_cond_handoff();
 			next = now + NSEC_PER_MSEC;
 		}
 	}
@@ -178,8 +179,11 @@ static void wsx_sleep_fn(struct wsx_item *item)
 {
 	struct wsx_node *node = wsx_node_of(item);
 
-	if (!wsx_cancelled(item) && node->ns)
+	if (!wsx_cancelled(item) && node->ns) {
+		wsx_block_begin();
 		usleep_range(node->ns, node->ns + node->ns / 16 + 1);
+		wsx_block_end();
+	}
 	wsx_node_free(node);
 }
 

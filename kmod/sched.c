@@ -20,8 +20,11 @@
  *    acquisition.
  * 3. the global queue: a list under wsx_sched.glock.
  * Items queued from outside an M (ioctl, other kernel code) for a given P go
- * to that P's inbox, a lock-free list only the owner empties (into its ring)
- * at each scheduling point: only the owner may write its ring's tail.
+ * to that P's inbox, a lock-free list only the owner empties at each
+ * scheduling point: only the owner may write its ring's tail.  The owner
+ * moves them, in order, through a private backlog into the ring as far as
+ * the ring has room, so that a large batch queued on one P stays there for
+ * thieves to take half of, rather than overflowing to the global queue.
  *
  * Finding work (wsx_find_runnable), in order:
  *  - every global_tick-th (61st) schedule tick, one item from the global
@@ -90,6 +93,7 @@
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -108,7 +112,7 @@ static void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin)
 	item->queued_p = p;
 	item->origin = origin;
 	if (static_branch_likely(&wsx_stats_on))
-		item->queued_ns = ktime_get_ns();
+		item->queued_ns = local_clock();
 	trace_wsx_item_queue(item, p == WSX_NO_P ? -1 : (int)p);
 }
 
@@ -134,8 +138,10 @@ static void wsx_item_account_start(struct wsx_p *p, struct wsx_item *item,
 			     item->queued_p == WSX_NO_P ? -1 : item->queued_p,
 			     stolen);
 	if (static_branch_likely(&wsx_stats_on)) {
-		u64 *bucket = &p->hist.latency[kind][fls64(ktime_get_ns() -
-							   item->queued_ns)];
+		/* local_clock() of two CPUs may disagree slightly: clamp */
+		s64 wait = local_clock() - item->queued_ns;
+		u64 *bucket = &p->hist.latency[kind][wait > 0 ?
+						     min(fls64(wait), 63) : 0];
 
 		WRITE_ONCE(*bucket, *bucket + 1);
 	}
@@ -189,7 +195,7 @@ static void wsx_global_put(struct wsx_item *item)
 /* ---- waking Ms ----------------------------------------------------- */
 
 /* Clear @p's idle bit; true if this caller did, and so owns the wakeup. */
-static bool wsx_pidle_claim(struct wsx_p *p)
+bool wsx_pidle_claim(struct wsx_p *p)
 {
 	if (!test_bit(p->id, wsx_sched.pidle) ||
 	    !test_and_clear_bit(p->id, wsx_sched.pidle))
@@ -198,7 +204,7 @@ static bool wsx_pidle_claim(struct wsx_p *p)
 	return true;
 }
 
-static struct wsx_p *wsx_pidle_get(void)
+struct wsx_p *wsx_pidle_get(void)
 {
 	unsigned int id;
 
@@ -209,7 +215,7 @@ static struct wsx_p *wsx_pidle_get(void)
 }
 
 /* Wake @m, whose P's idle bit the caller has just claimed. */
-static void wsx_m_wake(struct wsx_m *m, bool spinning)
+void wsx_m_wake(struct wsx_m *m, bool spinning)
 {
 	WRITE_ONCE(m->wake_spinning, spinning);
 	smp_store_release(&m->woken, true);	/* pairs with wsx_m_unpark() */
@@ -316,21 +322,39 @@ static struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 	return item;
 }
 
-/* Owner only: move what was queued on @p from outside into its ring. */
+/*
+ * Owner only: move what was queued on @p from outside into its ring, in
+ * order, through the backlog: no more than the ring has room for, so that
+ * a large batch queued on one P stays in its ring for thieves rather than
+ * spilling to the global queue.
+ */
 static void wsx_inbox_drain(struct wsx_p *p)
 {
 	struct wsx_item *item, *tmp;
 	struct llist_node *list;
+	u32 room;
 	int n = 0;
 
-	if (llist_empty(&p->inbox))
-		return;
-	list = llist_reverse_order(llist_del_all(&p->inbox));
-	llist_for_each_entry_safe(item, tmp, list, lnode) {
-		wsx_runq_put(p, item, false);
-		n++;
+	if (!llist_empty(&p->inbox)) {
+		list = llist_reverse_order(llist_del_all(&p->inbox));
+		llist_for_each_entry_safe(item, tmp, list, lnode) {
+			list_add_tail(&item->node, &p->backlog);
+			n++;
+		}
+		atomic_sub(n, &p->inbox_len);
+		WRITE_ONCE(p->backlog_len, p->backlog_len + n);
 	}
-	atomic_sub(n, &p->inbox_len);
+	if (!p->backlog_len)
+		return;
+	room = WSX_RING_SIZE - (p->ring.tail - READ_ONCE(p->ring.head));
+	n = min(room, p->backlog_len);
+	WRITE_ONCE(p->backlog_len, p->backlog_len - n);
+	list_for_each_entry_safe(item, tmp, &p->backlog, node) {
+		if (!room--)
+			break;
+		list_del(&item->node);
+		wsx_runq_put(p, item, false);
+	}
 	if (n > 1)
 		wsx_wakep();	/* more than this M will run now */
 }
@@ -492,7 +516,8 @@ static bool wsx_work_visible(struct wsx_p *p, bool was_spinning)
 {
 	unsigned int id;
 
-	if (READ_ONCE(wsx_sched.glen) || !llist_empty(&p->inbox))
+	if (READ_ONCE(wsx_sched.glen) || !llist_empty(&p->inbox) ||
+	    READ_ONCE(p->backlog_len))
 		return true;
 	if (!was_spinning)
 		return false;
@@ -508,23 +533,30 @@ static bool wsx_work_visible(struct wsx_p *p, bool was_spinning)
 /*
  * Leave the idle state: take the P's idle bit back, or, if a waker cleared
  * it first, wait for that waker's wakeup (it is on its way) and take over
- * the spinning state it passed.
+ * the spinning state, or the loss of the P, it passed.
  */
 static void wsx_m_unpark(struct wsx_m *m)
 {
-	if (!wsx_pidle_claim(m->p))
+	/* acquire: see below; a woken M's P bit is not its own any more */
+	if (!smp_load_acquire(&m->woken) && !wsx_pidle_reclaim(m))
 		/* acquire: pairs with the waker's release in wsx_m_wake() */
 		wait_event_idle(m->wq, smp_load_acquire(&m->woken));
-	/* acquire: wake_spinning below was written before woken */
+	/* acquire: wake_spinning and lose_p were written before woken */
 	if (smp_load_acquire(&m->woken)) {
 		WRITE_ONCE(m->woken, false);
-		if (READ_ONCE(m->wake_spinning)) {
+		wsx_stat_inc(m->p, wakeups);
+		if (READ_ONCE(m->lose_p)) {
+			/* an M leaving a blocking section took the P */
+			WRITE_ONCE(m->lose_p, false);
+			m->lastp = m->p;
+			WRITE_ONCE(m->p, NULL);
+		} else if (READ_ONCE(m->wake_spinning)) {
 			m->spinning = true;
 			wsx_stat_inc(m->p, spins);
 		}
-		wsx_stat_inc(m->p, wakeups);
 	}
 	WRITE_ONCE(m->parked, false);
+	wsx_monitor_kick();
 }
 
 static void wsx_m_park(struct wsx_m *m)
@@ -536,14 +568,14 @@ static void wsx_m_park(struct wsx_m *m)
 		m->spinning = false;
 		atomic_dec(&wsx_sched.nmspinning);
 	}
+	/* idle the P, or give it to an M leaving a blocking section */
+	if (wsx_m_idle_p(m))
+		return;
 	WRITE_ONCE(m->parked, true);
-	/* count first, so that whoever claims the bit finds npidle > 0 */
-	atomic_inc(&wsx_sched.npidle);
-	set_bit(p->id, wsx_sched.pidle);
 	/* StoreLoad: pairs with smp_mb() in wsx_wakep() and wsx_wake_p() */
 	smp_mb__after_atomic();
 
-	if (wsx_work_visible(p, was_spinning) && wsx_pidle_claim(p)) {
+	if (wsx_work_visible(p, was_spinning) && wsx_pidle_reclaim(m)) {
 		WRITE_ONCE(m->parked, false);
 		if (was_spinning)
 			wsx_m_spin(m);
@@ -566,6 +598,8 @@ static void wsx_p_drain(struct wsx_p *p)
 	unsigned int n = 0;
 	LIST_HEAD(items);
 
+	list_splice_tail_init(&p->backlog, &items);
+	WRITE_ONCE(p->backlog_len, 0);
 	list = llist_reverse_order(llist_del_all(&p->inbox));
 	llist_for_each_entry_safe(item, tmp, list, lnode) {
 		list_add_tail(&item->node, &items);
@@ -586,8 +620,10 @@ static void wsx_p_drain(struct wsx_p *p)
 	}
 }
 
-/* The P's CPU is going offline (or was never brought up): stop until it is
- * online again.  Returns false when the M must exit.
+/*
+ * The P's CPU is going offline (or was never brought up): stop until it is
+ * online again, letting the M run anywhere meanwhile.  Returns false when
+ * the M must exit.
  */
 static bool wsx_m_stop_p(struct wsx_m *m)
 {
@@ -596,12 +632,14 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
 	wsx_p_drain(p);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	WRITE_ONCE(p->m_online, false);
 	wake_up(&p->ack_wq);
 	wait_event_idle(m->wq, READ_ONCE(p->want_online) ||
 			kthread_should_stop());
 	if (kthread_should_stop())
 		return false;
+	set_cpus_allowed_ptr(current, cpumask_of(p->cpu));
 	WRITE_ONCE(p->m_online, true);
 	return true;
 }
@@ -610,16 +648,18 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 
 /*
  * wsx_find_runnable - the next item for @m to run, or NULL when the M must
- * exit.  @inherit tells whether the item shares the current schedule tick.
+ * exit or lost its P while parked.  @inherit tells whether the item shares
+ * the current schedule tick.
  */
 static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 {
-	struct wsx_p *p = m->p;
 	struct wsx_item *item;
+	struct wsx_p *p;
 
 	for (;;) {
 		*inherit = false;
-		if (kthread_should_stop())
+		p = m->p;
+		if (!p || kthread_should_stop())
 			return NULL;
 		if (!READ_ONCE(p->want_online)) {
 			if (!wsx_m_stop_p(m))
@@ -663,8 +703,14 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 		job->cpu = raw_smp_processor_id();
 	}
 	wsx_item_account_start(p, item, m);
+	WRITE_ONCE(p->cur_start, jiffies);
+	WRITE_ONCE(p->cur_seq, p->cur_seq + 1);
 	WRITE_ONCE(p->cur, item);
 	item->fn(item);		/* from here on the item is not ours */
+	/* a blocking section the item left open ends here */
+	if (m->blocked)
+		wsx_m_block_end(m);
+	p = m->p;		/* perhaps another P by now */
 	WRITE_ONCE(p->cur, NULL);
 	trace_wsx_item_end(item, READ_ONCE(job->status));
 	wsx_stat_inc(p, executed);
@@ -672,19 +718,31 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	cond_resched();
 }
 
-static int wsx_m_main(void *arg)
+/*
+ * wsx_m_main - an M: run items while holding a P; without one (after a
+ * blocking section's handoff, or having lost its idle P to an M leaving
+ * one) wait in the pool until a P is handed over.
+ */
+int wsx_m_main(void *arg)
 {
 	struct wsx_m *m = arg;
 	struct wsx_item *item;
 	bool inherit;
 
-	while ((item = wsx_find_runnable(m, &inherit)))
-		wsx_execute(m, item, inherit);
+	for (;;) {
+		if (!m->p && !wsx_m_pool_wait(m))
+			break;
+		item = wsx_find_runnable(m, &inherit);
+		if (item)
+			wsx_execute(m, item, inherit);
+		else if (kthread_should_stop())
+			break;
+	}
 	return 0;
 }
 
 /* The M running the caller, or NULL when the caller is not an M. */
-static struct wsx_m *wsx_current_m(void)
+struct wsx_m *wsx_current_m(void)
 {
 	if (!(current->flags & PF_KTHREAD) ||
 	    kthread_func(current) != wsx_m_main)
@@ -699,14 +757,14 @@ static struct wsx_m *wsx_current_m(void)
  * @item: initialised with wsx_item_init(), normally with the caller's job
  *
  * The new item runs next on this CPU unless a thief takes it; the item that
- * held runnext moves to the ring's tail.  Called outside an M, it falls back
- * to wsx_queue(@item, WSX_WHERE_LOCAL, 0).
+ * held runnext moves to the ring's tail.  Called outside an M, or in a
+ * blocking section, it falls back to wsx_queue(@item, WSX_WHERE_LOCAL, 0).
  */
 void wsx_spawn(struct wsx_item *item)
 {
 	struct wsx_m *m = wsx_current_m();
 
-	if (!m) {
+	if (!m || !m->p) {
 		wsx_queue(item, WSX_WHERE_LOCAL, 0);
 		return;
 	}
@@ -794,7 +852,7 @@ unsigned int wsx_p_depth(struct wsx_p *p)
 	int inbox = atomic_read(&p->inbox_len);
 
 	return wsx_ring_len(&p->ring) + !!READ_ONCE(p->runnext) +
-	       max(inbox, 0);
+	       READ_ONCE(p->backlog_len) + max(inbox, 0);
 }
 
 bool wsx_p_is_online(unsigned int id)
@@ -846,10 +904,9 @@ int wsx_sched_cpu_online(unsigned int cpu)
 
 	if (!p)
 		return 0;
-	set_cpus_allowed_ptr(p->m->task, cpumask_of(cpu));
 	atomic_inc(&wsx_sched.nponline);
 	WRITE_ONCE(p->want_online, true);
-	wake_up(&p->m->wq);
+	wake_up(&READ_ONCE(p->m)->wq);
 	return 0;
 }
 
@@ -861,11 +918,10 @@ int wsx_sched_cpu_offline(unsigned int cpu)
 		return 0;
 	WRITE_ONCE(p->want_online, false);
 	synchronize_rcu();	/* no submitter adds to the inbox after this */
-	wake_up(&p->m->wq);
+	/* the P's holder, or the M it is being handed to, sees want_online */
+	wake_up(&READ_ONCE(p->m)->wq);
 	wait_event(p->ack_wq, !READ_ONCE(p->m_online));
 	atomic_dec(&wsx_sched.nponline);
-	/* let the stopped M run anywhere: its CPU is going away */
-	set_cpus_allowed_ptr(p->m->task, cpu_possible_mask);
 	return 0;
 }
 
@@ -902,48 +958,23 @@ static struct wsx_p *wsx_p_create(unsigned int id, unsigned int cpu,
 	p->cpu = cpu;
 	wsx_ring_init(&p->ring);
 	init_llist_head(&p->inbox);
+	INIT_LIST_HEAD(&p->backlog);
 	init_waitqueue_head(&p->ack_wq);
 	p->m_online = true;	/* until its M acknowledges the first stop */
 	return p;
-}
-
-static struct wsx_m *wsx_m_create(unsigned int id, struct wsx_p *p)
-{
-	struct wsx_m *m = kzalloc_node(sizeof(*m), GFP_KERNEL,
-				       cpu_to_node(p->cpu));
-
-	if (!m)
-		return NULL;
-	m->id = id;
-	m->p = p;
-	m->rnd = get_random_u32() | 1;
-	init_waitqueue_head(&m->wq);
-	m->task = kthread_create_on_node(wsx_m_main, m, cpu_to_node(p->cpu),
-					 "wsx/%u", id);
-	if (IS_ERR(m->task)) {
-		kfree(m);
-		return NULL;
-	}
-	set_cpus_allowed_ptr(m->task, cpumask_of(p->cpu));
-	p->m = m;
-	return m;
 }
 
 static void wsx_sched_free(void)
 {
 	unsigned int i;
 
+	wsx_m_destroy_all();
 	for (i = 0; i < wsx_sched.nprocs; i++) {
-		if (wsx_sched.ms && wsx_sched.ms[i]) {
-			kthread_stop(wsx_sched.ms[i]->task);
-			kfree(wsx_sched.ms[i]);
-		}
 		if (wsx_sched.ps && wsx_sched.ps[i]) {
 			kfree(wsx_sched.ps[i]->hist.steals_from);
 			kfree(wsx_sched.ps[i]);
 		}
 	}
-	kfree(wsx_sched.ms);
 	kfree(wsx_sched.ps);
 	kfree(wsx_sched.cpu_p);
 	kfree(wsx_sched.coprimes);
@@ -952,8 +983,8 @@ static void wsx_sched_free(void)
 }
 
 /*
- * wsx_sched_init - create the Ps and their Ms, all stopped: the hotplug
- * online callback brings up the P of each online CPU.
+ * wsx_sched_init - create the Ps and an M holding each, all stopped: the
+ * hotplug online callback brings up the P of each online CPU.
  */
 int wsx_sched_init(const struct wsx_sched_params *params)
 {
@@ -962,17 +993,21 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 	wsx_sched.steal_policy = params->steal_policy;
 	wsx_sched.global_tick = params->global_tick;
 	wsx_sched.steal_tries = params->steal_tries;
+	wsx_sched.max_threads = params->max_threads;
 	wsx_sched.start_ns = ktime_get_ns();
 	spin_lock_init(&wsx_sched.glock);
 	INIT_LIST_HEAD(&wsx_sched.gqueue);
+	spin_lock_init(&wsx_sched.mlock);
+	INIT_LIST_HEAD(&wsx_sched.mall);
+	INIT_LIST_HEAD(&wsx_sched.mpool);
+	INIT_LIST_HEAD(&wsx_sched.mwait);
 
 	wsx_sched.ps = kcalloc(n, sizeof(*wsx_sched.ps), GFP_KERNEL);
-	wsx_sched.ms = kcalloc(n, sizeof(*wsx_sched.ms), GFP_KERNEL);
 	wsx_sched.cpu_p = kcalloc(nr_cpu_ids, sizeof(*wsx_sched.cpu_p),
 				  GFP_KERNEL);
 	wsx_sched.pidle = bitmap_zalloc(n, GFP_KERNEL);
-	if (!wsx_sched.ps || !wsx_sched.ms || !wsx_sched.cpu_p ||
-	    !wsx_sched.pidle || wsx_coprimes_init(n))
+	if (!wsx_sched.ps || !wsx_sched.cpu_p || !wsx_sched.pidle ||
+	    wsx_coprimes_init(n))
 		goto fail;
 
 	for_each_online_cpu(cpu) {
@@ -982,16 +1017,13 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 		wsx_sched.ps[i] = wsx_p_create(i, cpu, n);
 		if (!wsx_sched.ps[i])
 			goto fail;
-		wsx_sched.ms[i] = wsx_m_create(i, wsx_sched.ps[i]);
-		if (!wsx_sched.ms[i])
+		if (!wsx_m_create(wsx_sched.ps[i], false))
 			goto fail;
 		wsx_sched.cpu_p[cpu] = wsx_sched.ps[i];
 		i++;
 	}
 	if (i != n)
 		goto fail;
-	for (i = 0; i < n; i++)
-		wake_up_process(wsx_sched.ms[i]->task);
 	return 0;
 fail:
 	wsx_sched_free();

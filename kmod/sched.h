@@ -50,6 +50,8 @@ struct wsx_pstats {
 	u64 parks;		/* times the M parked */
 	u64 wakeups;		/* times it was woken from park */
 	atomic64_t stolen_from;	/* items thieves took from this P */
+	atomic64_t long_items;	/* items the monitor found running long */
+	atomic64_t rescued;	/* ... whose P it handed to another M */
 };
 
 /* How an item reached the P that runs it: the latency histograms' kinds. */
@@ -90,6 +92,8 @@ struct wsx_p {
 	struct wsx_item *runnext ____cacheline_aligned_in_smp; /* X */
 	struct llist_head inbox;		/* A: items queued from outside */
 	atomic_t inbox_len;			/* A: approximate */
+	struct list_head backlog;		/* O: inbox items, in order */
+	u32 backlog_len;			/* O */
 
 	bool want_online;	/* H: submitters check it under RCU */
 	bool m_online;		/* M: the M's acknowledgment */
@@ -98,6 +102,9 @@ struct wsx_p {
 	u32 schedtick;				/* O */
 	u32 runnext_chain;			/* O */
 	struct wsx_item *cur;			/* O: the item running */
+	unsigned long cur_start;		/* O: jiffies when it started */
+	u32 cur_seq;				/* O: items started */
+	u32 mon_seq;			/* the monitor's: cur_seq it flagged */
 
 	struct wsx_pstats stats ____cacheline_aligned_in_smp;
 	struct wsx_phist hist;
@@ -108,11 +115,19 @@ struct wsx_p {
 struct wsx_m {
 	unsigned int id;			/* I */
 	struct task_struct *task;		/* I */
-	struct wsx_p *p;			/* I: the P it holds */
+	struct wsx_p *p;			/* M: the P it holds, or NULL */
+	struct wsx_p *lastp;			/* M: the P it held last */
+	struct wsx_p *nextp;			/* K: a P handed to it */
 	bool spinning;				/* M */
 	bool parked;				/* M */
+	bool blocked;				/* M: in a blocking section */
 	bool woken;			/* W/M: release by waker, acquire by M */
 	bool wake_spinning;		/* W: the waker counted it spinning */
+	bool lose_p;			/* W: the waker took its P away */
+	bool handoff_req;		/* A: the monitor asks for a handoff */
+	struct list_head node;			/* K: in mpool or mwait */
+	struct list_head all;			/* K: in mall */
+	unsigned long idle_since;		/* K: jiffies, entering mpool */
 	wait_queue_head_t wq;
 	u32 rnd;				/* M: steal-order PRNG */
 };
@@ -122,6 +137,7 @@ struct wsx_sched_params {
 	enum wsx_steal_policy steal_policy;
 	unsigned int global_tick;
 	unsigned int steal_tries;
+	unsigned int max_threads;
 };
 
 struct wsx_sched {
@@ -129,8 +145,8 @@ struct wsx_sched {
 	enum wsx_steal_policy steal_policy;	/* I */
 	unsigned int global_tick;		/* I */
 	unsigned int steal_tries;		/* I */
+	unsigned int max_threads;		/* I */
 	struct wsx_p **ps;			/* I */
-	struct wsx_m **ms;			/* I */
 	struct wsx_p **cpu_p;			/* I: P of each CPU, or NULL */
 	unsigned int *coprimes;			/* I: steal-order strides */
 	unsigned int ncoprimes;			/* I */
@@ -142,6 +158,18 @@ struct wsx_sched {
 	u64 gputs;				/* L */
 	u64 ggets;				/* L */
 
+	spinlock_t mlock;			/* the K: fields */
+	struct list_head mall;			/* K: every M */
+	struct list_head mpool;			/* K: Ms without a P, idle */
+	struct list_head mwait;			/* K: Ms waiting for a P */
+	unsigned int nthreads;			/* K */
+	unsigned int nthreads_max;		/* K: high-water mark */
+	unsigned int next_m_id;			/* K */
+	u64 threads_started;			/* K */
+	u64 threads_exited;			/* K */
+	atomic64_t handoffs;			/* A */
+	atomic_t nblocked;			/* A: Ms in blocking sections */
+
 	atomic_t nmspinning ____cacheline_aligned_in_smp; /* A */
 	atomic_t npidle;			/* A */
 	atomic_t nponline;			/* A */
@@ -149,6 +177,27 @@ struct wsx_sched {
 };
 
 extern struct wsx_sched wsx_sched;
+
+/* sched.c, for handoff.c and monitor.c */
+int wsx_m_main(void *arg);
+struct wsx_m *wsx_current_m(void);
+bool wsx_pidle_claim(struct wsx_p *p);
+struct wsx_p *wsx_pidle_get(void);
+void wsx_m_wake(struct wsx_m *m, bool spinning);
+
+/* handoff.c: Ms without a P, blocking sections */
+struct wsx_m *wsx_m_create(struct wsx_p *p, bool extra);
+void wsx_m_destroy_all(void);
+bool wsx_m_pool_wait(struct wsx_m *m);
+bool wsx_m_idle_p(struct wsx_m *m);
+bool wsx_pidle_reclaim(struct wsx_m *m);
+void wsx_m_block_end(struct wsx_m *m);
+extern unsigned int wsx_idle_thread_ms;
+
+/* monitor.c */
+void wsx_monitor_kick(void);
+void wsx_monitor_stop(void);
+extern unsigned int wsx_long_item_ms;
 
 int wsx_sched_init(const struct wsx_sched_params *params);
 void wsx_sched_exit(void);

@@ -79,14 +79,24 @@ static int wsx_stats_show(struct seq_file *sf, void *unused)
 			seq_printf(sf, " %s=%llu", wsx_pstat_fields[i].name,
 				   READ_ONCE(*(const u64 *)(st +
 					     wsx_pstat_fields[i].offset)));
-		seq_printf(sf, " stolen_from=%lld depth=%u online=%d\n",
+		seq_printf(sf, " stolen_from=%lld long_items=%lld rescued=%lld depth=%u online=%d\n",
 			   (s64)atomic64_read(&p->stats.stolen_from),
+			   (s64)atomic64_read(&p->stats.long_items),
+			   (s64)atomic64_read(&p->stats.rescued),
 			   wsx_p_depth(p), READ_ONCE(p->want_online));
 	}
-	seq_printf(sf, "global depth=%u puts=%llu gets=%llu cancelled=%lld\n",
+	seq_printf(sf, "global depth=%u puts=%llu gets=%llu cancelled=%lld",
 		   READ_ONCE(wsx_sched.glen), READ_ONCE(wsx_sched.gputs),
 		   READ_ONCE(wsx_sched.ggets),
 		   (s64)atomic64_read(&wsx_cancelled_jobs));
+	spin_lock(&wsx_sched.mlock);
+	seq_printf(sf, " threads=%u threads_max=%u threads_started=%llu threads_exited=%llu",
+		   wsx_sched.nthreads, wsx_sched.nthreads_max,
+		   wsx_sched.threads_started, wsx_sched.threads_exited);
+	spin_unlock(&wsx_sched.mlock);
+	seq_printf(sf, " handoffs=%lld blocked=%d\n",
+		   (s64)atomic64_read(&wsx_sched.handoffs),
+		   atomic_read(&wsx_sched.nblocked));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(wsx_stats);
@@ -94,19 +104,22 @@ DEFINE_SHOW_ATTRIBUTE(wsx_stats);
 /* The schedtrace line, without newline, into @buf of @len bytes. */
 static void wsx_schedtrace_format(char *buf, size_t len)
 {
-	unsigned int id, idle = 0, spinning = 0;
+	unsigned int id, idle = 0, spinning = 0, threads;
+	struct wsx_m *m;
 	int n;
 
-	for (id = 0; id < wsx_sched.nprocs; id++) {
-		struct wsx_m *m = wsx_sched.ms[id];
-
-		idle += READ_ONCE(m->parked);
+	spin_lock(&wsx_sched.mlock);
+	list_for_each_entry(m, &wsx_sched.mall, all) {
+		/* parked with a P, or in the pool without one */
+		idle += READ_ONCE(m->parked) || !list_empty(&m->node);
 		spinning += READ_ONCE(m->spinning);
 	}
+	threads = wsx_sched.nthreads;
+	spin_unlock(&wsx_sched.mlock);
 	n = scnprintf(buf, len, "WSX %llums: nprocs=%u idleprocs=%d threads=%u",
 		      (ktime_get_ns() - wsx_sched.start_ns) / NSEC_PER_MSEC,
 		      wsx_sched.nprocs, atomic_read(&wsx_sched.npidle),
-		      wsx_sched.nprocs);
+		      threads);
 	n += scnprintf(buf + n, len - n,
 		       " spinningthreads=%u idlethreads=%u runqueue=%u [",
 		       spinning, idle, READ_ONCE(wsx_sched.glen));
@@ -230,6 +243,7 @@ static DECLARE_DELAYED_WORK(wsx_schedtrace_work, wsx_schedtrace_fn);
 
 static void wsx_scheddetail_print(void)
 {
+	struct wsx_m *m;
 	unsigned int id;
 
 	for (id = 0; id < wsx_sched.nprocs; id++) {
@@ -238,16 +252,19 @@ static void wsx_scheddetail_print(void)
 		pr_info("  P%u: status=%s schedtick=%u m=%u runqsize=%u runnext=%d timers=0\n",
 			id, !READ_ONCE(p->want_online) ? "offline" :
 			test_bit(id, wsx_sched.pidle) ? "idle" : "running",
-			READ_ONCE(p->schedtick), p->m->id,
+			READ_ONCE(p->schedtick), READ_ONCE(p->m)->id,
 			wsx_ring_len(&p->ring), !!READ_ONCE(p->runnext));
 	}
-	for (id = 0; id < wsx_sched.nprocs; id++) {
-		struct wsx_m *m = wsx_sched.ms[id];
+	spin_lock(&wsx_sched.mlock);
+	list_for_each_entry(m, &wsx_sched.mall, all) {
+		struct wsx_p *p = READ_ONCE(m->p);
 
-		pr_info("  M%u: p=%u spinning=%d blocked=%d curitem=%p\n", id,
-			m->p->id, READ_ONCE(m->spinning), READ_ONCE(m->parked),
-			READ_ONCE(m->p->cur));
+		pr_info("  M%u: p=%d spinning=%d parked=%d blocked=%d curitem=%p\n",
+			m->id, p ? (int)p->id : -1, READ_ONCE(m->spinning),
+			READ_ONCE(m->parked), READ_ONCE(m->blocked),
+			p && READ_ONCE(p->m) == m ? READ_ONCE(p->cur) : NULL);
 	}
+	spin_unlock(&wsx_sched.mlock);
 }
 
 static void wsx_schedtrace_fn(struct work_struct *work)

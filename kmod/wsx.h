@@ -115,5 +115,8 @@ static inline bool wsx_cancelled(const struct wsx_item *item)
 int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p);
 void wsx_spawn(struct wsx_item *item);
 unsigned int wsx_nr_procs(void);
+void wsx_block_begin(void);
+void wsx_block_end(void);
+void wsx_cond_handoff(void);
 
 #endif /* _WSX_H */

@@ -13,6 +13,8 @@
  *   wsx_spill       P moved @count items from its full ring to the global
  *                   queue
  *   wsx_park        M parks (idle); wsx_unpark: it was woken
+ *   wsx_handoff     M @m entering a blocking section (or found running a
+ *                   long item) handed P @p to M @to
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM wsx
@@ -122,6 +124,22 @@ DEFINE_EVENT(wsx_m_event, wsx_park,
 DEFINE_EVENT(wsx_m_event, wsx_unpark,
 	TP_PROTO(int m),
 	TP_ARGS(m)
+);
+
+TRACE_EVENT(wsx_handoff,
+	TP_PROTO(int m, int p, int to),
+	TP_ARGS(m, p, to),
+	TP_STRUCT__entry(
+		__field(int, m)
+		__field(int, p)
+		__field(int, to)
+	),
+	TP_fast_assign(
+		__entry->m = m;
+		__entry->p = p;
+		__entry->to = to;
+	),
+	TP_printk("m=%d p=%d to=%d", __entry->m, __entry->p, __entry->to)
 );
 
 #endif /* _WSX_TRACE_H */

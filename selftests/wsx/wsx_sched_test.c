@@ -37,7 +37,7 @@ static int run_one(int fd, struct wsx_req req, struct wsx_completion *rec)
 	return wsx_test_collect(fd, &req, 1, rec);
 }
 
-TEST_F(sched, fib_25_is_75025)
+TEST_F_TIMEOUT(sched, fib_25_is_75025, 120)
 {
 	struct wsx_completion rec = { 0 };
 
@@ -48,7 +48,7 @@ TEST_F(sched, fib_25_is_75025)
 	EXPECT_EQ(242785, rec.nodes);	/* 2 * fib(26) - 1 nodes */
 }
 
-TEST_F(sched, spawn_4_8_runs_87381_items)
+TEST_F_TIMEOUT(sched, spawn_4_8_runs_87381_items, 120)
 {
 	struct wsx_completion rec = { 0 };
 
@@ -63,7 +63,7 @@ TEST_F(sched, spawn_4_8_runs_87381_items)
  * The seeds' example: 20 SPIN items queued on P0 while the other Ps are
  * idle.  Every P runs some of them, and P0 was stolen from.
  */
-TEST_F(sched, seeds_imbalance_is_stolen_from_p0)
+TEST_F_TIMEOUT(sched, seeds_imbalance_is_stolen_from_p0, 120)
 {
 	static char before[1 << 16], after[1 << 16];
 	struct wsx_completion recs[20] = { 0 };
@@ -94,7 +94,7 @@ TEST_F(sched, seeds_imbalance_is_stolen_from_p0)
 }
 
 /* Ring overflow moves 128 items plus the new one: 129 per spill. */
-TEST_F(sched, spills_move_129_items)
+TEST_F_TIMEOUT(sched, spills_move_129_items, 120)
 {
 	static char before[1 << 16], after[1 << 16];
 	struct wsx_completion rec = { 0 };
@@ -117,7 +117,7 @@ TEST_F(sched, spills_move_129_items)
  * No lost wakeup: 10,000 rounds of one item on an idle executor, each
  * waited for with a 10 s timeout, which a missed wakeup would hit.
  */
-TEST_F(sched, no_lost_wakeup)
+TEST_F_TIMEOUT(sched, no_lost_wakeup, 300)
 {
 	size_t rounds = wsx_test_scaled(10000, 1000);
 	struct wsx_completion rec = { 0 };
@@ -184,7 +184,7 @@ static long long wsx_threads_cpu_ticks(int *threads)
 }
 
 /* After a load, the idle Ms park: their CPU time stays flat for 2 s. */
-TEST_F(sched, idle_burns_no_cpu)
+TEST_F_TIMEOUT(sched, idle_burns_no_cpu, 120)
 {
 	struct timespec settle = { 0, 200 * 1000 * 1000 };
 	struct wsx_completion rec = { 0 };

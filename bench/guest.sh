@@ -1,0 +1,150 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest.sh: the part of `make bench` that runs inside the VM (busybox sh),
+# started by scripts/bench through scripts/vm-run.  It prints raw results
+# only; scripts/bench-report turns them into the table, JSON and SVG.
+#
+#   sh guest.sh throughput   (2 vCPUs) spawn and fib on every contender and
+#                            wsx config, stats on against off, CRC32C, and
+#                            the /dev/wsx flood
+#   sh guest.sh balance      (4 vCPUs) the imbalance workload
+#
+# Environment: RUNS (default 5), FLOOD_ITEMS (default 1000000), CRC_MIB
+# (default 256).  Needs /wsx/kmod/wsx.ko, /wsx/kmod/wsx_bench.ko and, for
+# the flood and the CRC32C on wsx, /extra/wsx_flood.
+#
+# Output, one record per measured run:
+#   @begin config=C workload=W contender=X
+#   pre P<n> ...       /sys/kernel/debug/wsx/stats before (wsx runs only)
+#   prelog P<n> ...    /sys/kernel/debug/wsx/steal_log before (wsx runs)
+#   bench ... | flood ... | crc ...   the result line
+#   post ..., postlog ...             the same after
+#   @end
+# and lines starting with "# " that tell the progress.
+RUNS=${RUNS:-5}
+FLOOD_ITEMS=${FLOOD_ITEMS:-1000000}
+CRC_MIB=${CRC_MIB:-256}
+R=/sys/kernel/debug/wsx_bench/run
+S=/sys/kernel/debug/wsx/stats
+L=/sys/kernel/debug/wsx/steal_log
+FLOOD=/extra/wsx_flood
+config=
+ITERS=
+
+die() {
+	echo "@fatal $*"
+	exit 1
+}
+
+# load CONFIG [WSX_PARAMS...]: (re)load wsx.ko with the params, then the
+# bench module.
+load() {
+	config=$1
+	shift
+	rmmod wsx_bench 2>/dev/null
+	rmmod wsx 2>/dev/null
+	insmod /wsx/kmod/wsx.ko "$@" || die "insmod wsx.ko $*"
+	insmod /wsx/kmod/wsx_bench.ko crc_mib="$CRC_MIB" \
+		${ITERS:+imb_spin_iters=$ITERS} ||
+		die "insmod wsx_bench.ko"
+}
+
+snap() {
+	sed "s/^/$1 /" $S
+	sed "s/^/$1log /" $L
+}
+
+# one WORKLOAD CONTENDER: one run of the bench module.
+one() {
+	echo "@begin config=$config workload=$1 contender=$2"
+	[ "$2" = wsx ] && snap pre
+	if echo "$1 $2 1" >$R; then
+		cat $R
+	else
+		echo "@error $1 $2: write failed"
+	fi
+	[ "$2" = wsx ] && snap post
+	echo "@end"
+}
+
+# user WORKLOAD COMMAND...: one run of wsx_flood.
+user() {
+	w=$1
+	shift
+	echo "@begin config=$config workload=$w contender=wsx"
+	snap pre
+	"$FLOOD" "$@" || echo "@error $w: wsx_flood $* failed"
+	snap post
+	echo "@end"
+}
+
+throughput() {
+	i=1
+	while [ $i -le "$RUNS" ]; do
+		echo "# throughput round $i/$RUNS: spawn, fib on all contenders"
+		load half
+		for w in spawn fib; do
+			for c in wsx cmwq-percpu cmwq-unbound central direct; do
+				one $w $c
+			done
+		done
+		load stats0 stats=0
+		one spawn wsx
+		one fib wsx
+		for pol in none one all; do
+			load "$pol" steal_policy="$pol"
+			one spawn wsx
+			one fib wsx
+		done
+		i=$((i + 1))
+	done
+	echo "# crc32c over $CRC_MIB MiB"
+	load half
+	i=1
+	while [ $i -le "$RUNS" ]; do
+		one crc direct
+		[ -x "$FLOOD" ] && user crc "crc" "$CRC_MIB"
+		i=$((i + 1))
+	done
+	[ -x "$FLOOD" ] || return 0
+	for b in 1 16 256; do
+		echo "# flood: $FLOOD_ITEMS NOP items through /dev/wsx, batch $b"
+		i=1
+		while [ $i -le "$RUNS" ]; do
+			user "flood-$b" nop "$FLOOD_ITEMS" "$b"
+			i=$((i + 1))
+		done
+	done
+}
+
+balance() {
+	# calibrate the imbalance items once, for every load of this boot
+	load half
+	echo "imbalance direct 1" >$R || die "calibration run failed"
+	ITERS=$(sed -n 's/.* spin_iters=\([0-9]*\).*/\1/p' $R)
+	[ -n "$ITERS" ] || die "no spin_iters"
+	echo "@meta2 spin_iters=$ITERS"
+	i=1
+	while [ $i -le "$RUNS" ]; do
+		echo "# balance round $i/$RUNS"
+		for pol in half one all none; do
+			load "$pol" steal_policy="$pol"
+			one imbalance wsx
+		done
+		load half
+		for c in cmwq-percpu cmwq-unbound central direct; do
+			one imbalance $c
+		done
+		i=$((i + 1))
+	done
+}
+
+echo "@meta cpus=$(grep -c ^processor /proc/cpuinfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) kernel=$(uname -r)"
+case $1 in
+throughput) throughput ;;
+balance) balance ;;
+*) die "usage: guest.sh throughput|balance" ;;
+esac
+rmmod wsx_bench 2>/dev/null
+echo "@done"

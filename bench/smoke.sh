@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# smoke.sh: a quick run of every benchmark path, for `make check`.  Runs in
+# the VM (busybox sh), loading wsx.ko if it is not; asserts that every run
+# completes with a well-formed, correct result line and asserts no timing.
+# Prints KTAP, exits 0 when every case passed, else 1.
+#
+#   sh smoke.sh [WSX_FLOOD]     (default /extra/wsx_flood; skipped if absent)
+FLOOD=${1:-/extra/wsx_flood}
+KO=/wsx/kmod/wsx_bench.ko
+R=/sys/kernel/debug/wsx_bench/run
+n=0
+failed=0
+
+result() {
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n bench smoke: $2${3:+ # $3}"
+	else
+		echo "not ok $n bench smoke: $2"
+		failed=1
+	fi
+}
+
+# bench WORKLOAD CONTENDER: one run; the line must be complete and ok=1.
+bench() {
+	out=$( (echo "$1 $2 1" >$R) 2>&1 && cat $R)
+	echo "$out" | sed 's/^/# /'
+	if echo "$out" | grep -Eq "^bench workload=$1 contender=$2 run=0 cpus=[0-9]+ items=[1-9][0-9]* ns=[1-9][0-9]* result=[0-9]+ ok=1 spin_iters=[0-9]+$"; then
+		result ok "$1 $2"
+	else
+		result fail "$1 $2"
+	fi
+}
+
+echo "TAP version 13"
+echo "1..19"
+# the selftests before may have unloaded wsx: load it with its defaults
+if [ ! -d /sys/module/wsx ] && ! insmod /wsx/kmod/wsx.ko; then
+	echo "Bail out! wsx.ko is not loaded and insmod failed"
+	exit 1
+fi
+rmmod wsx_bench 2>/dev/null
+if ! insmod $KO spawn_items=4096 fib_n=12 imb_items=64 crc_mib=1; then
+	echo "Bail out! insmod $KO failed"
+	exit 1
+fi
+for w in spawn fib imbalance; do
+	for c in wsx cmwq-percpu cmwq-unbound central direct; do
+		bench $w $c
+	done
+done
+bench crc direct
+direct_crc=$(sed -n 's/.* result=\([0-9]*\) .*/\1/p' $R)
+rmmod wsx_bench
+result "$([ $? = 0 ] && echo ok || echo fail)" "rmmod wsx_bench"
+
+if [ -x "$FLOOD" ]; then
+	out=$("$FLOOD" nop 2000 16 2>&1)
+	echo "$out" | sed 's/^/# /'
+	echo "$out" | grep -Eq '^flood batch=16 items=2000 ns=[0-9]+ p50_ns=[0-9]+ p99_ns=[0-9]+ max_ns=[0-9]+$' &&
+		result ok "wsx_flood nop" || result fail "wsx_flood nop"
+	out=$("$FLOOD" crc 1 2>&1)
+	echo "$out" | sed 's/^/# /'
+	# the same bytes through wsx's CRC32C op and __crc32c_le on one CPU
+	echo "$out" | grep -Eq "^crc bytes=1048576 ns=[0-9]+ result=$direct_crc nodes=[0-9]+$" &&
+		result ok "wsx_flood crc matches direct" ||
+		result fail "wsx_flood crc matches direct"
+else
+	result ok "wsx_flood nop" "SKIP $FLOOD not staged"
+	result ok "wsx_flood crc matches direct" "SKIP $FLOOD not staged"
+fi
+exit $failed

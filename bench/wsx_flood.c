@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx_flood: the userspace side of `make bench`, straight on the /dev/wsx
+ * ABI (uapi/linux/wsx.h), without libwsx.
+ *
+ *   wsx_flood nop TOTAL BATCH [INFLIGHT]
+ *	submit TOTAL NOP items in WSX_IOC_SUBMIT calls of BATCH items each,
+ *	keeping at most INFLIGHT (default 8192) unreaped, and print
+ *	"flood batch=B items=N ns=WALL p50_ns=L p99_ns=L max_ns=L" where the
+ *	latencies are started_ns - queued_ns of the completion records
+ *   wsx_flood crc MIB
+ *	checksum MIB MiB, filled with the xorshift64 pattern that
+ *	bench/wsx_bench.c uses, with one CRC32C item (64 KiB chunks) and print
+ *	"crc bytes=N ns=WALL result=N nodes=N", WALL from before the submit
+ *	(which pins the pages) to the completion record
+ *
+ * Exit status: 0, 1 on a failure, 2 on bad arguments.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/wsx.h>
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Reap at least @min records; returns how many, or -1. */
+static long reap(int fd, struct wsx_completion *recs, unsigned int min,
+		 __u64 *lat, unsigned long *nlat)
+{
+	struct wsx_wait w;
+	int ret, i;
+
+	memset(&w, 0, sizeof(w));
+	w.records = (uintptr_t)recs;
+	w.max = WSX_WAIT_MAX;
+	w.min = min;
+	w.timeout_ns = 60LL * 1000000000LL;
+	do
+		ret = ioctl(fd, WSX_IOC_WAIT, &w);
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0) {
+		perror("WSX_IOC_WAIT");
+		return -1;
+	}
+	for (i = 0; i < ret; i++) {
+		if (recs[i].status) {
+			fprintf(stderr, "item %llu: status %d\n",
+				(unsigned long long)recs[i].user_data,
+				recs[i].status);
+			return -1;
+		}
+		lat[(*nlat)++] = recs[i].started_ns - recs[i].queued_ns;
+	}
+	return ret;
+}
+
+static int do_flood(int fd, unsigned long total, unsigned int batch,
+		    unsigned long inflight_max)
+{
+	struct wsx_completion *recs = calloc(WSX_WAIT_MAX, sizeof(*recs));
+	struct wsx_req *reqs = calloc(batch, sizeof(*reqs));
+	__u64 *lat = calloc(total, sizeof(*lat));
+	unsigned long sent = 0, done = 0, nlat = 0, i;
+	struct wsx_submit sub;
+	__u64 start, wall;
+	long got;
+	int ret;
+
+	if (!recs || !reqs || !lat) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < batch; i++)
+		reqs[i].op = WSX_OP_NOP;	/* place LOCAL, no args */
+	start = now_ns();
+	while (sent < total) {
+		unsigned int n = total - sent < batch ? total - sent : batch;
+
+		while (sent - done + n > inflight_max) {
+			got = reap(fd, recs, 1, lat, &nlat);
+			if (got < 0)
+				return 1;
+			done += got;
+		}
+		for (i = 0; i < n; i++)
+			reqs[i].user_data = sent + i;
+		memset(&sub, 0, sizeof(sub));
+		sub.items = (uintptr_t)reqs;
+		sub.count = n;
+		ret = ioctl(fd, WSX_IOC_SUBMIT, &sub);
+		if (ret < 0 && errno == EAGAIN) {
+			got = reap(fd, recs, 1, lat, &nlat);
+			if (got < 0)
+				return 1;
+			done += got;
+			continue;
+		}
+		if (ret < 0) {
+			perror("WSX_IOC_SUBMIT");
+			return 1;
+		}
+		sent += sub.queued;
+	}
+	while (done < total) {
+		unsigned long left = total - done;
+
+		got = reap(fd, recs, left < WSX_WAIT_MAX ? left : WSX_WAIT_MAX,
+			   lat, &nlat);
+		if (got < 0)
+			return 1;
+		done += got;
+	}
+	wall = now_ns() - start;
+	qsort(lat, nlat, sizeof(*lat), cmp_u64);
+	printf("flood batch=%u items=%lu ns=%llu p50_ns=%llu p99_ns=%llu max_ns=%llu\n",
+	       batch, total, (unsigned long long)wall,
+	       (unsigned long long)lat[nlat / 2],
+	       (unsigned long long)lat[nlat * 99 / 100],
+	       (unsigned long long)lat[nlat - 1]);
+	free(lat);
+	free(reqs);
+	free(recs);
+	return 0;
+}
+
+static int do_crc(int fd, unsigned long mib)
+{
+	size_t len = mib << 20, words = len / sizeof(__u64), i;
+	struct wsx_completion rec;
+	struct wsx_submit sub;
+	struct wsx_wait w;
+	struct wsx_req req;
+	__u64 x = 0x9e3779b97f4a7c15ULL, start, wall;
+	__u64 *buf;
+	int ret;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	for (i = 0; i < words; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = x;
+	}
+	memset(&req, 0, sizeof(req));
+	req.op = WSX_OP_CRC32C;
+	req.args[0] = (uintptr_t)buf;
+	req.args[1] = len;
+	memset(&sub, 0, sizeof(sub));
+	sub.items = (uintptr_t)&req;
+	sub.count = 1;
+	memset(&w, 0, sizeof(w));
+	w.records = (uintptr_t)&rec;
+	w.max = 1;
+	w.min = 1;
+	w.timeout_ns = -1;
+	start = now_ns();
+	ret = ioctl(fd, WSX_IOC_SUBMIT, &sub);
+	if (ret != 1) {
+		perror("WSX_IOC_SUBMIT");
+		return 1;
+	}
+	do
+		ret = ioctl(fd, WSX_IOC_WAIT, &w);
+	while (ret < 0 && errno == EINTR);
+	wall = now_ns() - start;
+	if (ret != 1 || rec.status) {
+		fprintf(stderr, "crc: wait %d status %d\n", ret, rec.status);
+		return 1;
+	}
+	printf("crc bytes=%zu ns=%llu result=%llu nodes=%u\n", len,
+	       (unsigned long long)wall, (unsigned long long)rec.result,
+	       rec.nodes);
+	munmap(buf, len);
+	return 0;
+}
+
+static void bad_args(void)
+{
+	fprintf(stderr, "usage: wsx_flood nop TOTAL BATCH [INFLIGHT]\n"
+		"       wsx_flood crc MIB\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long a, b, c = 8192;
+	int fd, ret;
+
+	if (argc < 3)
+		bad_args();
+	a = strtoul(argv[2], NULL, 0);
+	fd = open(WSX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		perror(WSX_DEVICE_PATH);
+		return 1;
+	}
+	if (!strcmp(argv[1], "nop") && (argc == 4 || argc == 5)) {
+		b = strtoul(argv[3], NULL, 0);
+		if (argc == 5)
+			c = strtoul(argv[4], NULL, 0);
+		if (!a || !b || b > WSX_SUBMIT_MAX || c < b)
+			bad_args();
+		ret = do_flood(fd, a, b, c);
+	} else if (!strcmp(argv[1], "crc") && argc == 3) {
+		if (!a || a > 1024)
+			bad_args();
+		ret = do_crc(fd, a);
+	} else {
+		bad_args();
+	}
+	close(fd);
+	return ret;
+}

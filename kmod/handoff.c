@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx handoff: Ms without a P, and blocking sections.
+ *
+ * Go's entersyscallblock/handoffp in wsx's terms.  An item about to block
+ * calls wsx_block_begin(): its M hands the P it holds to a spare M - one
+ * from the pool of idle Ms without a P, or a new kthread while there are
+ * fewer than max_threads - and blocks without a P, so the P keeps running
+ * its queue.  wsx_block_end() takes a P back: the old one if it is idle,
+ * else any idle P, else the M waits in mwait until an M parking its P hands
+ * that P over instead of idling it.  So the number of items running outside
+ * blocking sections never exceeds the number of Ps.  With no spare M to be
+ * had (max_threads reached) the M keeps its P while it blocks, and the P's
+ * queue waits (thieves may still take from its ring).
+ *
+ * Taking an idle P from the M parked on it uses the P's idle bit as every
+ * wakeup does (sched.c): whoever clears the bit owns the parked M's wakeup;
+ * here it sets the M's lose_p before waking it, and the M goes to the pool.
+ *
+ * Every P always has exactly one holder, p->m, changed only by the one who
+ * hands the P over: the holder itself (handoff, or giving its P to a waiting
+ * M), or whoever cleared the P's idle bit.  Setting a P idle and looking for
+ * an idle P to take happen under wsx_sched.mlock together with mwait, so an
+ * M that starts waiting for a P cannot miss one that is being idled.
+ *
+ * Pool Ms beyond one per P exit after idle_thread_ms (default 5 s, as
+ * io-wq's workers): a reaper work stops them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "sched.h"
+#include "wsx_trace.h"
+
+unsigned int wsx_idle_thread_ms = 5000;
+module_param_named(idle_thread_ms, wsx_idle_thread_ms, uint, 0644);
+MODULE_PARM_DESC(idle_thread_ms, "Spare Ms beyond one per P exit after this long idle");
+
+static void wsx_reaper_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(wsx_reaper_work, wsx_reaper_fn);
+
+/* The M starts holding @p (the M itself, or its creator before it runs). */
+static void wsx_m_take_p(struct wsx_m *m, struct wsx_p *p)
+{
+	WRITE_ONCE(m->p, p);
+	m->lastp = p;
+	set_cpus_allowed_ptr(m->task, cpumask_of(p->cpu));
+}
+
+/* Under mlock: hand @p to @to, an M in the pool or in mwait. */
+static void wsx_m_give(struct wsx_m *to, struct wsx_p *p)
+{
+	lockdep_assert_held(&wsx_sched.mlock);
+	list_del_init(&to->node);
+	WRITE_ONCE(p->m, to);
+	WRITE_ONCE(to->nextp, p);
+	wake_up(&to->wq);
+}
+
+/**
+ * wsx_m_create - start a new M holding a P
+ * @p:		the P it holds from the start
+ * @extra:	an M beyond one per P: refused at max_threads
+ *
+ * Return: the M, or NULL when out of memory or at max_threads.  Sleeps.
+ */
+struct wsx_m *wsx_m_create(struct wsx_p *p, bool extra)
+{
+	struct wsx_m *m;
+
+	m = kzalloc_node(sizeof(*m), GFP_KERNEL, cpu_to_node(p->cpu));
+	if (!m)
+		return NULL;
+	spin_lock(&wsx_sched.mlock);
+	if (extra && wsx_sched.nthreads >= wsx_sched.max_threads) {
+		spin_unlock(&wsx_sched.mlock);
+		kfree(m);
+		return NULL;
+	}
+	m->id = wsx_sched.next_m_id++;
+	wsx_sched.nthreads++;	/* reserved: undone below on failure */
+	spin_unlock(&wsx_sched.mlock);
+
+	m->rnd = get_random_u32() | 1;
+	INIT_LIST_HEAD(&m->node);
+	init_waitqueue_head(&m->wq);
+	m->task = kthread_create_on_node(wsx_m_main, m, cpu_to_node(p->cpu),
+					 "wsx/%u", m->id);
+	spin_lock(&wsx_sched.mlock);
+	if (IS_ERR(m->task)) {
+		wsx_sched.nthreads--;
+		spin_unlock(&wsx_sched.mlock);
+		kfree(m);
+		return NULL;
+	}
+	list_add_tail(&m->all, &wsx_sched.mall);
+	wsx_sched.threads_started++;
+	wsx_sched.nthreads_max = max(wsx_sched.nthreads_max,
+				     wsx_sched.nthreads);
+	spin_unlock(&wsx_sched.mlock);
+	WRITE_ONCE(p->m, m);
+	wsx_m_take_p(m, p);
+	wake_up_process(m->task);
+	if (extra)
+		mod_delayed_work(system_wq, &wsx_reaper_work,
+				 msecs_to_jiffies(READ_ONCE(wsx_idle_thread_ms)));
+	return m;
+}
+
+/* Hand @p to a spare M: one from the pool, else a new one.  Sleeps. */
+static struct wsx_m *wsx_p_to_spare(struct wsx_p *p)
+{
+	struct wsx_m *m;
+
+	spin_lock(&wsx_sched.mlock);
+	m = list_first_entry_or_null(&wsx_sched.mpool, struct wsx_m, node);
+	if (m)
+		wsx_m_give(m, p);
+	spin_unlock(&wsx_sched.mlock);
+	return m ?: wsx_m_create(p, true);
+}
+
+/**
+ * wsx_m_pool_wait - an M without a P waits in the pool for one
+ * @m:	the M
+ *
+ * Return: true holding a P, false when the M must exit.
+ */
+bool wsx_m_pool_wait(struct wsx_m *m)
+{
+	struct wsx_p *p;
+
+	spin_lock(&wsx_sched.mlock);
+	if (!m->nextp) {
+		m->idle_since = jiffies;
+		list_add(&m->node, &wsx_sched.mpool);
+	}
+	spin_unlock(&wsx_sched.mlock);
+	wait_event_idle(m->wq, READ_ONCE(m->nextp) || kthread_should_stop());
+	spin_lock(&wsx_sched.mlock);
+	p = m->nextp;
+	m->nextp = NULL;
+	list_del_init(&m->node);
+	spin_unlock(&wsx_sched.mlock);
+	if (!p)
+		return false;
+	wsx_m_take_p(m, p);
+	return true;
+}
+
+/**
+ * wsx_m_idle_p - a parking M makes its P idle, or gives it to an M waiting
+ * for one
+ * @m:	the M, holding a P with nothing to run
+ *
+ * Return: true when the P went to a waiting M (@m holds none any more);
+ * false when the P is now idle, its idle bit set for wakers to claim.
+ */
+bool wsx_m_idle_p(struct wsx_m *m)
+{
+	struct wsx_p *p = m->p;
+	struct wsx_m *waiter;
+
+	spin_lock(&wsx_sched.mlock);
+	waiter = list_first_entry_or_null(&wsx_sched.mwait, struct wsx_m,
+					  node);
+	if (waiter) {
+		m->lastp = p;
+		WRITE_ONCE(m->p, NULL);
+		wsx_m_give(waiter, p);
+	} else {
+		/* count first, so whoever claims the bit finds npidle > 0 */
+		atomic_inc(&wsx_sched.npidle);
+		set_bit(p->id, wsx_sched.pidle);
+	}
+	spin_unlock(&wsx_sched.mlock);
+	return waiter;
+}
+
+/**
+ * wsx_pidle_reclaim - a parking or woken M takes its own P's idle bit back
+ * @m:	the M, holding a P it made idle
+ *
+ * Under mlock, against wsx_p_take_idle(): once an M leaving a blocking
+ * section took the P, the P's idle bit may already be its new holder's, and
+ * must not be taken by the old one.
+ *
+ * Return: true if @m cleared the bit and keeps the P running.
+ */
+bool wsx_pidle_reclaim(struct wsx_m *m)
+{
+	bool ok;
+
+	spin_lock(&wsx_sched.mlock);
+	ok = READ_ONCE(m->p->m) == m && wsx_pidle_claim(m->p);
+	spin_unlock(&wsx_sched.mlock);
+	return ok;
+}
+
+/* Under mlock: claim an idle P, @prefer first, from the M parked on it. */
+static struct wsx_p *wsx_p_take_idle(struct wsx_m *m, struct wsx_p *prefer)
+{
+	struct wsx_p *p = NULL;
+
+	lockdep_assert_held(&wsx_sched.mlock);
+	if (prefer && wsx_pidle_claim(prefer))
+		p = prefer;
+	else
+		p = wsx_pidle_get();
+	if (!p)
+		return NULL;
+	WRITE_ONCE(p->m->lose_p, true);	/* read after its woken, below */
+	wsx_m_wake(p->m, false);
+	WRITE_ONCE(p->m, m);
+	return p;
+}
+
+/**
+ * wsx_m_block_end - leave a blocking section: get a P back
+ * @m:	the M, in a blocking section
+ *
+ * Sleeps until a P is available when none is idle.
+ */
+void wsx_m_block_end(struct wsx_m *m)
+{
+	struct wsx_p *p;
+
+	m->blocked = false;
+	atomic_dec(&wsx_sched.nblocked);
+	if (m->p)
+		return;		/* it kept its P: no spare M was to be had */
+	spin_lock(&wsx_sched.mlock);
+	p = wsx_p_take_idle(m, m->lastp);
+	if (!p)
+		list_add_tail(&m->node, &wsx_sched.mwait);
+	spin_unlock(&wsx_sched.mlock);
+	if (!p) {
+		wait_event_idle(m->wq, READ_ONCE(m->nextp));
+		spin_lock(&wsx_sched.mlock);
+		p = m->nextp;
+		m->nextp = NULL;
+		spin_unlock(&wsx_sched.mlock);
+	}
+	wsx_m_take_p(m, p);
+}
+
+/**
+ * wsx_block_begin - an item is about to block: hand its P to another M
+ *
+ * Call from a running item before something that sleeps for long (I/O, a
+ * mutex, msleep); the P's queue keeps running on another M meanwhile.
+ * Pair with wsx_block_end().  Outside an item, or nested, it does nothing.
+ * Sleeps (it may start a kthread).
+ */
+void wsx_block_begin(void)
+{
+	struct wsx_m *m = wsx_current_m(), *spare;
+	struct wsx_p *p;
+
+	if (!m || !m->p || m->blocked)
+		return;
+	p = m->p;
+	m->blocked = true;
+	atomic_inc(&wsx_sched.nblocked);
+	/* from here on the P is not this M's: it must not touch it */
+	WRITE_ONCE(p->cur, NULL);	/* the monitor must not flag it again */
+	m->lastp = p;
+	WRITE_ONCE(m->p, NULL);
+	spare = wsx_p_to_spare(p);
+	if (!spare) {
+		/* no M to be had: keep the P, its queue waits */
+		WRITE_ONCE(m->p, p);
+		return;
+	}
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	atomic64_inc(&wsx_sched.handoffs);
+	trace_wsx_handoff(m->id, p->id, spare->id);
+}
+EXPORT_SYMBOL_GPL(wsx_block_begin);
+
+/**
+ * wsx_block_end - the blocking section started by wsx_block_begin() is over
+ *
+ * Takes a P back: the one it had if idle, else any idle P, else it waits
+ * for one.  An item that returns inside a blocking section has it ended
+ * for it.  Sleeps.
+ */
+void wsx_block_end(void)
+{
+	struct wsx_m *m = wsx_current_m();
+
+	if (m && m->blocked)
+		wsx_m_block_end(m);
+}
+EXPORT_SYMBOL_GPL(wsx_block_end);
+
+/**
+ * wsx_cond_handoff - let the monitor move this item's P to another M
+ *
+ * Long-running items call it now and then (the built-in SPIN does, every
+ * ms, beside cond_resched()): when the monitor found the item running for
+ * longer than long_item_ms, the item's M hands its P to another M, as for
+ * a blocking section that lasts until the item returns, and the items
+ * queued behind it run meanwhile.
+ */
+void wsx_cond_handoff(void)
+{
+	struct wsx_m *m = wsx_current_m();
+	struct wsx_p *p;
+
+	if (!m || !READ_ONCE(m->handoff_req))
+		return;
+	WRITE_ONCE(m->handoff_req, false);
+	p = m->p;
+	if (!p || m->blocked)
+		return;
+	wsx_block_begin();
+	if (!m->p)
+		atomic64_inc(&p->stats.rescued);
+}
+EXPORT_SYMBOL_GPL(wsx_cond_handoff);
+
+/* Stop spare Ms idle for longer than idle_thread_ms, keeping one per P. */
+static void wsx_reaper_fn(struct work_struct *work)
+{
+	unsigned long idle = msecs_to_jiffies(READ_ONCE(wsx_idle_thread_ms));
+	struct wsx_m *m, *tmp;
+	bool again = false;
+	LIST_HEAD(doomed);
+
+	spin_lock(&wsx_sched.mlock);
+	list_for_each_entry_safe_reverse(m, tmp, &wsx_sched.mpool, node) {
+		if (wsx_sched.nthreads <= wsx_sched.nprocs)
+			break;
+		if (time_before(jiffies, m->idle_since + idle)) {
+			again = true;
+			continue;
+		}
+		list_del_init(&m->node);
+		list_move(&m->all, &doomed);
+		wsx_sched.nthreads--;
+		wsx_sched.threads_exited++;
+	}
+	again |= wsx_sched.nthreads > wsx_sched.nprocs;
+	spin_unlock(&wsx_sched.mlock);
+	list_for_each_entry_safe(m, tmp, &doomed, all) {
+		kthread_stop(m->task);
+		kfree(m);
+	}
+	if (again)
+		schedule_delayed_work(&wsx_reaper_work, idle ?: 1);
+}
+
+/**
+ * wsx_m_destroy_all - stop and free every M (module exit, after every P
+ * was stopped, or a failed init)
+ */
+void wsx_m_destroy_all(void)
+{
+	struct wsx_m *m, *tmp;
+	LIST_HEAD(all);
+
+	cancel_delayed_work_sync(&wsx_reaper_work);
+	spin_lock(&wsx_sched.mlock);
+	list_splice_init(&wsx_sched.mall, &all);
+	spin_unlock(&wsx_sched.mlock);
+	list_for_each_entry_safe(m, tmp, &all, all) {
+		kthread_stop(m->task);
+		kfree(m);
+	}
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx monitor: notices a P stuck on one item, as Go's sysmon notices a G
+ * running for 10 ms and the workqueue a CPU-intensive work item.
+ *
+ * A delayed work runs every long_item_ms / 2 while any P is busy and goes
+ * to sleep when the executor is idle (an M waking from park re-arms it).
+ * For each P it compares the item running now (cur_seq, cur_start, written
+ * by the P's owner) with what it saw before; an item running for longer
+ * than long_item_ms is counted (long_items) and its M asked to hand the P
+ * to another M (handoff_req).  The M does so at its next
+ * wsx_cond_handoff() - the built-in SPIN calls it every ms - so the items
+ * queued behind the long one run on another M while the kernel's scheduler
+ * shares the CPU between the two (rescued).  An item that never calls into
+ * wsx cannot be rescued before it returns.
+ */
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/workqueue.h>
+
+#include "sched.h"
+
+unsigned int wsx_long_item_ms = 10;
+module_param_named(long_item_ms, wsx_long_item_ms, uint, 0644);
+MODULE_PARM_DESC(long_item_ms, "Hand a P stuck this long on one item to another M (0: off)");
+
+static atomic_t wsx_monitor_armed = ATOMIC_INIT(0);
+static void wsx_monitor_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(wsx_monitor_work, wsx_monitor_fn);
+
+static unsigned long wsx_monitor_period(unsigned int ms)
+{
+	return max(msecs_to_jiffies(ms) / 2, 1UL);
+}
+
+static bool wsx_busy(void)
+{
+	return atomic_read(&wsx_sched.npidle) <
+	       atomic_read(&wsx_sched.nponline);
+}
+
+/* Flag @p's running item if it has run too long; true if one is running. */
+static bool wsx_monitor_check(struct wsx_p *p, unsigned long limit)
+{
+	struct wsx_m *m;
+	u32 seq;
+
+	if (!READ_ONCE(p->cur))
+		return false;
+	seq = READ_ONCE(p->cur_seq);
+	if (seq == p->mon_seq ||
+	    time_before(jiffies, READ_ONCE(p->cur_start) + limit))
+		return true;
+	p->mon_seq = seq;
+	atomic64_inc(&p->stats.long_items);
+	m = READ_ONCE(p->m);
+	WRITE_ONCE(m->handoff_req, true);
+	return true;
+}
+
+static void wsx_monitor_fn(struct work_struct *work)
+{
+	unsigned int ms = READ_ONCE(wsx_long_item_ms), id;
+	bool running = false;
+
+	for (id = 0; ms && id < wsx_sched.nprocs; id++)
+		running |= wsx_monitor_check(wsx_sched.ps[id],
+					     msecs_to_jiffies(ms));
+	if (ms && (running || wsx_busy())) {
+		schedule_delayed_work(&wsx_monitor_work,
+				      wsx_monitor_period(ms));
+		return;
+	}
+	atomic_set(&wsx_monitor_armed, 0);
+	/* full barrier: disarmed before looking again; pairs with the kick */
+	smp_mb__after_atomic();
+	if (wsx_busy())
+		wsx_monitor_kick();
+}
+
+/**
+ * wsx_monitor_kick - the executor got busy: make sure the monitor runs
+ */
+void wsx_monitor_kick(void)
+{
+	unsigned int ms = READ_ONCE(wsx_long_item_ms);
+
+	if (!ms || atomic_read(&wsx_monitor_armed) ||
+	    atomic_xchg(&wsx_monitor_armed, 1))
+		return;
+	schedule_delayed_work(&wsx_monitor_work, wsx_monitor_period(ms));
+}
+
+/**
+ * wsx_monitor_stop - module exit, once no M can kick it any more
+ */
+void wsx_monitor_stop(void)
+{
+	cancel_delayed_work_sync(&wsx_monitor_work);
+}

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Blocking handoff, spare Ms exiting when idle, and the long-item monitor
+# (see wsx_block_test.c for each scenario).  Restores the module's defaults.
+DIR=$(dirname "$0")
+. "$DIR/wsx_lib.sh"
+wsx_need_root_and_module
+
+rc=0
+run() {
+	# run DESCRIPTION PARAMS... -- SCENARIO [SETUP]
+	echo "# $1"
+	shift
+	params=
+	while [ "$1" != -- ]; do params="$params $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	wsx_reload $params || { echo "# FAIL: load with$params"; rc=$KSFT_FAIL; return; }
+	[ -n "$2" ] && sh -c "$2"
+	"$DIR/wsx_block_test" "$1" || rc=$KSFT_FAIL
+}
+
+run "sleepers hand P0 to spare Ms" nprocs=2 idle_thread_ms=200 -- handoff
+# the spare Ms started above exit once idle, down to one per P
+sleep 2
+threads=$(sed -n 's/.* threads=\([0-9]*\) .*/\1/p' $WSX_DEBUGFS/stats)
+exited=$(sed -n 's/.* threads_exited=\([0-9]*\) .*/\1/p' $WSX_DEBUGFS/stats)
+echo "# after 2 s idle: threads=$threads threads_exited=$exited"
+if [ "$threads" != 2 ] || [ "$exited" -lt 1 ]; then
+	echo "# FAIL: idle spare Ms did not exit"
+	rc=$KSFT_FAIL
+fi
+run "max_threads = nprocs: the queue waits" nprocs=2 max_threads=2 -- wait
+run "the monitor rescues the queue behind a long item" \
+	nprocs=1 max_item_ns=400000000 -- monitor
+run "long_item_ms=0: the queue waits behind it" \
+	nprocs=1 max_item_ns=400000000 long_item_ms=0 -- nomonitor
+wsx_reload || rc=$KSFT_FAIL
+exit $rc

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Blocking handoff and the long-item monitor, one scenario per run
+ * (wsx_block.sh loads the module with the parameters each one needs):
+ *
+ *   handoff    2 SLEEP(200 ms) then 1000 SPIN(10 us) items on P0: the
+ *              sleepers hand P0 to other Ms, so every SPIN finishes before
+ *              the first sleep ends, and no more than max_threads Ms ever
+ *              exist.
+ *   wait       the same with max_threads = nprocs: no spare M, so the
+ *              sleepers keep their Ps and SPIN items wait for a sleep to end.
+ *   monitor    (nprocs=1) SPIN(300 ms) then 100 SPIN(100 us) on P0: the
+ *              monitor hands P0 to another M, the short items finish before
+ *              the long one.
+ *   nomonitor  the same with long_item_ms=0: they finish after it.
+ */
+#include "../kselftest.h"
+#include "wsx_test.h"
+
+#define MS	1000000ULL
+
+static struct wsx_completion recs[1101];
+static struct wsx_req reqs[1101];
+static char stats[1 << 16];
+
+/* Run @n requests; returns how many of recs[from..n) finished before the
+ * earliest finish among recs[0..nfirst). */
+static int before_first(size_t nfirst, size_t n, __u64 *first_end)
+{
+	__u64 end = ~0ULL;
+	int count = 0;
+
+	for (size_t i = 0; i < nfirst; i++)
+		if (recs[i].finished_ns < end)
+			end = recs[i].finished_ns;
+	for (size_t i = nfirst; i < n; i++)
+		count += recs[i].finished_ns < end;
+	*first_end = end;
+	return count;
+}
+
+static int scenario_sleep(int fd, bool expect_handoff)
+{
+	char param[32];
+	long long threads_max, handoffs0, handoffs1;
+	__u64 end;
+	int early, max_threads;
+
+	for (int i = 0; i < 2; i++)
+		reqs[i] = wsx_test_req(WSX_OP_SLEEP, i, WSX_PLACE_P, 0,
+				       200000, 0, 0);
+	for (int i = 2; i < 1002; i++)
+		reqs[i] = wsx_test_req(WSX_OP_SPIN, i, WSX_PLACE_P, 0,
+				       10000, 0, 0);
+	wsx_test_read_debugfs("stats", stats, sizeof(stats));
+	handoffs0 = wsx_test_stat(stats, -1, "handoffs");
+	if (wsx_test_collect(fd, reqs, 1002, recs))
+		ksft_exit_fail_msg("the run failed\n");
+	wsx_test_read_debugfs("stats", stats, sizeof(stats));
+	handoffs1 = wsx_test_stat(stats, -1, "handoffs");
+	threads_max = wsx_test_stat(stats, -1, "threads_max");
+	wsx_test_param("max_threads", param, sizeof(param));
+	max_threads = atoi(param);
+	early = before_first(2, 1002, &end);
+	ksft_print_msg("%d of 1000 SPIN items finished before the first sleep ended; %lld handoffs, at most %lld threads (max_threads %d)\n",
+		       early, handoffs1 - handoffs0, threads_max, max_threads);
+	ksft_test_result(threads_max <= max_threads,
+			 "threads never exceed max_threads\n");
+	if (expect_handoff) {
+		ksft_test_result(handoffs1 - handoffs0 >= 2,
+				 "both sleepers handed their P off\n");
+		ksft_test_result(early == 1000,
+				 "every SPIN item finished before the sleeps\n");
+	} else {
+		ksft_test_result(handoffs1 == handoffs0,
+				 "no handoff without a spare M\n");
+		ksft_test_result(early < 1000,
+				 "the queue waited for a sleep to end\n");
+	}
+	return 3;
+}
+
+static int scenario_long(int fd, bool monitor)
+{
+	long long rescued0, rescued1;
+	__u64 end;
+	int early;
+
+	reqs[0] = wsx_test_req(WSX_OP_SPIN, 0, WSX_PLACE_P, 0, 300 * MS, 0, 0);
+	for (int i = 1; i < 101; i++)
+		reqs[i] = wsx_test_req(WSX_OP_SPIN, i, WSX_PLACE_P, 0,
+				       100000, 0, 0);
+	wsx_test_read_debugfs("stats", stats, sizeof(stats));
+	rescued0 = wsx_test_stat(stats, 0, "rescued");
+	if (wsx_test_collect(fd, reqs, 101, recs))
+		ksft_exit_fail_msg("the run failed\n");
+	wsx_test_read_debugfs("stats", stats, sizeof(stats));
+	rescued1 = wsx_test_stat(stats, 0, "rescued");
+	early = before_first(1, 101, &end);
+	ksft_print_msg("%d of 100 short items finished before the 300 ms one; %lld rescues\n",
+		       early, rescued1 - rescued0);
+	if (monitor) {
+		ksft_test_result(rescued1 - rescued0 >= 1,
+				 "the monitor handed P0 to another M\n");
+		ksft_test_result(early == 100,
+				 "the short items finished before the long one\n");
+	} else {
+		ksft_test_result(rescued1 == rescued0,
+				 "no rescue with long_item_ms=0\n");
+		ksft_test_result(early == 0,
+				 "the short items finished after the long one\n");
+	}
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	int fd;
+
+	ksft_print_header();
+	fd = wsx_test_open();
+	if (fd < 0)
+		ksft_exit_skip("/dev/wsx missing: load wsx.ko first\n");
+	if (!strcmp(mode, "handoff") || !strcmp(mode, "wait")) {
+		ksft_set_plan(3);
+		scenario_sleep(fd, !strcmp(mode, "handoff"));
+	} else if (!strcmp(mode, "monitor") || !strcmp(mode, "nomonitor")) {
+		ksft_set_plan(2);
+		scenario_long(fd, !strcmp(mode, "monitor"));
+	} else {
+		ksft_exit_fail_msg("usage: %s handoff|wait|monitor|nomonitor\n",
+				   argv[0]);
+	}
+	close(fd);
+	ksft_finished();
+}
