@@ -126,8 +126,8 @@ static int wsx_req_check(const struct wsx_req *req)
 	default:
 		return -EINVAL;
 	}
-	if (req->delay_ns)
-		return -EOPNOTSUPP;
+	if (req->delay_ns > WSX_DELAY_MAX_NS)
+		return -E2BIG;
 	return wsx_op_check(req);
 }
 
@@ -196,7 +196,12 @@ static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req)
 	}
 	uj->queued_ns = ktime_get_ns();
 	/* a P that went offline since the check: use the global queue */
-	if (wsx_queue(root, wsx_where_of[req->place], req->target))
+	if (req->delay_ns)
+		ret = wsx_queue_after(root, wsx_where_of[req->place],
+				      req->target, req->delay_ns);
+	else
+		ret = wsx_queue(root, wsx_where_of[req->place], req->target);
+	if (ret)
 		wsx_queue(root, WSX_WHERE_GLOBAL, 0);
 	wsx_job_start(&uj->job);
 	return 0;
@@ -382,6 +387,7 @@ static int wsx_release(struct inode *inode, struct file *file)
 	spin_lock_irq(&s->lock);
 	WRITE_ONCE(s->closing, true);
 	spin_unlock_irq(&s->lock);
+	wsx_timers_flush(&s->closing);	/* delayed items: now, cancelled */
 	wait_event(s->wq, !READ_ONCE(s->running));
 	/* the last done callback wakes us under the lock: let it leave */
 	spin_lock_irq(&s->lock);

@@ -462,6 +462,30 @@ static struct wsx_item *wsx_runq_steal(struct wsx_p *p, struct wsx_p *victim,
 	return READ_ONCE(p->ring.slots[(t + n) & WSX_RING_MASK]);
 }
 
+/*
+ * Last stealing round: run @victim's due delayed items here, if its own M is
+ * busy with an item (an idle victim's timer fires and wakes it).
+ */
+static struct wsx_item *wsx_steal_timers(struct wsx_p *p,
+					 struct wsx_p *victim)
+{
+	struct wsx_item *item, *tmp, *first = NULL;
+	struct llist_node *chain;
+
+	if (!READ_ONCE(victim->ntimers) || !READ_ONCE(victim->cur))
+		return NULL;
+	chain = wsx_timers_pop_due(victim);
+	llist_for_each_entry_safe(item, tmp, chain, lnode) {
+		/* queued on the victim now, run here: counted as stolen */
+		wsx_item_stamp(item, item->queued_p, WSX_ORIGIN_REMOTE);
+		if (!first)
+			first = item;
+		else
+			wsx_runq_put(p, item, false);
+	}
+	return first;
+}
+
 static struct wsx_item *wsx_steal_work(struct wsx_m *m)
 {
 	unsigned int nprocs = wsx_sched.nprocs, tries = wsx_sched.steal_tries;
@@ -479,6 +503,8 @@ static struct wsx_item *wsx_steal_work(struct wsx_m *m)
 			if (victim == p)
 				continue;
 			item = wsx_runq_steal(p, victim, round == tries - 1);
+			if (!item && round == tries - 1)
+				item = wsx_steal_timers(p, victim);
 			if (item)
 				return item;
 		}
@@ -776,14 +802,15 @@ void wsx_spawn(struct wsx_item *item)
 EXPORT_SYMBOL_GPL(wsx_spawn);
 
 /* Queue on @p's inbox unless it is offline; under RCU against hotplug. */
-static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item)
+static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item, bool add)
 {
 	bool ok;
 
 	rcu_read_lock();
 	ok = READ_ONCE(p->want_online);
 	if (ok) {
-		wsx_job_add(item->job);
+		if (add)
+			wsx_job_add(item->job);
 		wsx_item_stamp(item, p->id,
 			       p->cpu == raw_smp_processor_id() ?
 			       WSX_ORIGIN_LOCAL : WSX_ORIGIN_REMOTE);
@@ -796,12 +823,46 @@ static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item)
 	return ok;
 }
 
-static void wsx_queue_global(struct wsx_item *item)
+static void wsx_queue_global(struct wsx_item *item, bool add)
 {
-	wsx_job_add(item->job);
+	if (add)
+		wsx_job_add(item->job);
 	wsx_item_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
 	wsx_global_put(item);
 	wsx_wakep();
+}
+
+/*
+ * wsx_queue_counted - wsx_queue(), with @add false for an item already
+ * counted in its job (a delayed item: timers.c counted it when it was
+ * armed), which then goes to the global queue rather than fail when its P
+ * is offline.
+ */
+int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
+		      unsigned int p, bool add)
+{
+	struct wsx_p *target = NULL;
+
+	switch (where) {
+	case WSX_WHERE_LOCAL:
+		target = wsx_sched.cpu_p[raw_smp_processor_id()];
+		break;
+	case WSX_WHERE_P:
+		if (p >= wsx_sched.nprocs)
+			return -ENXIO;
+		target = wsx_sched.ps[p];
+		break;
+	case WSX_WHERE_GLOBAL:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (target && wsx_inbox_put(target, item, add))
+		return 0;
+	if (where == WSX_WHERE_P && add)
+		return -ENXIO;
+	wsx_queue_global(item, add);
+	return 0;
 }
 
 /**
@@ -817,24 +878,7 @@ static void wsx_queue_global(struct wsx_item *item)
  */
 int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p)
 {
-	struct wsx_p *target;
-
-	switch (where) {
-	case WSX_WHERE_LOCAL:
-		target = wsx_sched.cpu_p[raw_smp_processor_id()];
-		if (!target || !wsx_inbox_put(target, item))
-			wsx_queue_global(item);
-		return 0;
-	case WSX_WHERE_P:
-		if (p >= wsx_sched.nprocs ||
-		    !wsx_inbox_put(wsx_sched.ps[p], item))
-			return -ENXIO;
-		return 0;
-	case WSX_WHERE_GLOBAL:
-		wsx_queue_global(item);
-		return 0;
-	}
-	return -EINVAL;
+	return wsx_queue_counted(item, where, p, true);
 }
 EXPORT_SYMBOL_GPL(wsx_queue);
 
@@ -960,6 +1004,7 @@ static struct wsx_p *wsx_p_create(unsigned int id, unsigned int cpu,
 	init_llist_head(&p->inbox);
 	INIT_LIST_HEAD(&p->backlog);
 	init_waitqueue_head(&p->ack_wq);
+	wsx_timers_init(p);
 	p->m_online = true;	/* until its M acknowledges the first stop */
 	return p;
 }
@@ -971,6 +1016,7 @@ static void wsx_sched_free(void)
 	wsx_m_destroy_all();
 	for (i = 0; i < wsx_sched.nprocs; i++) {
 		if (wsx_sched.ps && wsx_sched.ps[i]) {
+			wsx_timers_exit(wsx_sched.ps[i]);
 			kfree(wsx_sched.ps[i]->hist.steals_from);
 			kfree(wsx_sched.ps[i]);
 		}

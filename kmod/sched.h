@@ -14,11 +14,13 @@
  *   W: written by whoever cleared the P's idle bit, before the M's @woken
  *      is set with a store-release (see wsx_m_wake()).
  *   H: written by the CPU hotplug callbacks.
+ *   T: under the P's tlock (timers.c).
  */
 #ifndef _WSX_SCHED_H
 #define _WSX_SCHED_H
 
 #include <linux/cache.h>
+#include <linux/hrtimer.h>
 #include <linux/jump_label.h>
 #include <linux/llist.h>
 #include <linux/spinlock.h>
@@ -99,6 +101,11 @@ struct wsx_p {
 	bool m_online;		/* M: the M's acknowledgment */
 	wait_queue_head_t ack_wq;		/* hotplug waits for the ack */
 
+	spinlock_t tlock;			/* T: the delayed items */
+	struct timerqueue_head timers;		/* T: by due time */
+	unsigned int ntimers;			/* T, read racily */
+	struct hrtimer hrt;			/* armed for the earliest */
+
 	u32 schedtick;				/* O */
 	u32 runnext_chain;			/* O */
 	struct wsx_item *cur;			/* O: the item running */
@@ -178,7 +185,9 @@ struct wsx_sched {
 
 extern struct wsx_sched wsx_sched;
 
-/* sched.c, for handoff.c and monitor.c */
+/* sched.c, for handoff.c, monitor.c and timers.c */
+int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
+		      unsigned int p, bool add);
 int wsx_m_main(void *arg);
 struct wsx_m *wsx_current_m(void);
 bool wsx_pidle_claim(struct wsx_p *p);
@@ -193,6 +202,12 @@ bool wsx_m_idle_p(struct wsx_m *m);
 bool wsx_pidle_reclaim(struct wsx_m *m);
 void wsx_m_block_end(struct wsx_m *m);
 extern unsigned int wsx_idle_thread_ms;
+
+/* timers.c */
+struct llist_node *wsx_timers_pop_due(struct wsx_p *p);
+void wsx_timers_flush(const bool *cancel);
+void wsx_timers_init(struct wsx_p *p);
+void wsx_timers_exit(struct wsx_p *p);
 
 /* monitor.c */
 void wsx_monitor_kick(void);

@@ -249,11 +249,12 @@ static void wsx_scheddetail_print(void)
 	for (id = 0; id < wsx_sched.nprocs; id++) {
 		struct wsx_p *p = wsx_sched.ps[id];
 
-		pr_info("  P%u: status=%s schedtick=%u m=%u runqsize=%u runnext=%d timers=0\n",
+		pr_info("  P%u: status=%s schedtick=%u m=%u runqsize=%u runnext=%d timers=%u\n",
 			id, !READ_ONCE(p->want_online) ? "offline" :
 			test_bit(id, wsx_sched.pidle) ? "idle" : "running",
 			READ_ONCE(p->schedtick), READ_ONCE(p->m)->id,
-			wsx_ring_len(&p->ring), !!READ_ONCE(p->runnext));
+			wsx_ring_len(&p->ring), !!READ_ONCE(p->runnext),
+			READ_ONCE(p->ntimers));
 	}
 	spin_lock(&wsx_sched.mlock);
 	list_for_each_entry(m, &wsx_sched.mall, all) {

@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/timerqueue.h>
 #include <linux/types.h>
 
 struct wsx_item;
@@ -32,7 +33,8 @@ typedef void (*wsx_fn_t)(struct wsx_item *item);
  * struct wsx_item - a unit of work
  * @fn:		called once, in an M (kthread) holding a P
  * @job:	the completion group the item belongs to
- * @node:	link in the global queue, or in a P's inbox (@lnode)
+ * @node:	link in the global queue, or in a P's inbox (@lnode), or its
+ *		place among a P's delayed items (@tnode)
  * @queued_ns:	when it was queued (ktime_get_ns), while statistics are on
  * @queued_p:	the P it was queued on, WSX_NO_P for the global queue
  * @origin:	how it was queued, for the latency histograms (WSX_ORIGIN_*)
@@ -47,6 +49,7 @@ struct wsx_item {
 	union {
 		struct list_head node;
 		struct llist_node lnode;
+		struct timerqueue_node tnode;
 	};
 	u64 queued_ns;
 	u16 queued_p;
@@ -113,6 +116,8 @@ static inline bool wsx_cancelled(const struct wsx_item *item)
 }
 
 int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p);
+int wsx_queue_after(struct wsx_item *item, enum wsx_where where,
+		    unsigned int p, u64 delay_ns);
 void wsx_spawn(struct wsx_item *item);
 unsigned int wsx_nr_procs(void);
 void wsx_block_begin(void);

@@ -93,6 +93,7 @@ enum wsx_op {
 #define WSX_SPAWN_MAX_FANOUT	64
 #define WSX_SLEEP_MAX_US	1000000
 #define WSX_CRC32C_MAX_LEN	0x40000000ULL	/* 1 GiB */
+#define WSX_DELAY_MAX_NS	10000000000ULL	/* 10 s */
 
 /*
  * Where a submitted item is queued.  P n is the executor's n-th logical
@@ -113,8 +114,8 @@ enum wsx_place {
  * @flags:	zero (none defined yet)
  * @target:	P number for WSX_PLACE_P, else zero
  * @reserved:	zero
- * @delay_ns:	queue the item this many ns from now; only 0 (at once) is
- *		implemented yet, others give -EOPNOTSUPP
+ * @delay_ns:	queue the item this many ns from now (0: at once), at most
+ *		WSX_DELAY_MAX_NS
  * @args:	op arguments, see enum wsx_op
  */
 struct wsx_req {
@@ -205,10 +206,10 @@ struct wsx_wait {
  *				op or place, unused argument not zero,
  *				argument out of range
  *			-E2BIG	count over WSX_SUBMIT_MAX, or an argument over
- *				its limit (max_item_ns, tree size, buffer size)
+ *				its limit (max_item_ns, tree size, buffer size,
+ *				WSX_DELAY_MAX_NS)
  *			-ENXIO	WSX_PLACE_P on a P that does not exist or
  *				whose CPU is offline
- *			-EOPNOTSUPP delay_ns not zero
  *			-EAGAIN	the per-session or total in-flight limit is
  *				reached: wait for completions and retry
  *			-ENOMEM	out of memory

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx timers: delayed items, as Go's per-P timer heaps.
+ *
+ * Each P keeps its delayed items ordered by due time in a timerqueue (the
+ * kernel's time-ordered rbtree with a cached earliest node: O(log n) insert,
+ * O(1) earliest, what a min-heap gives) under p->tlock, and one hrtimer armed
+ * for the earliest.  When it fires, the due items enter their P's inbox (or
+ * the global queue), as if queued then.  The hrtimer is not pinned to the
+ * P's CPU: a P that goes offline keeps its timers, which still fire, and its
+ * items go to the global queue (wsx_queue_counted() routes them there), so
+ * nothing is lost.  In the last round of stealing, a thief runs the due
+ * items of a P whose own M is busy (wsx_timers_pop_due()), as Go's
+ * stealWork runs other Ps' timers.
+ *
+ * A delayed item counts in its job from wsx_queue_after() on, so the job
+ * cannot complete under it; firing queues it without counting it again.
+ * Closing a session fires its delayed items at once (wsx_timers_flush());
+ * being cancelled, they skip their work.
+ *
+ * The timers run in softirq context (HRTIMER_MODE_ABS_SOFT), so that
+ * p->tlock and the queues' locks are never taken in hard interrupts, which
+ * also keeps PREEMPT_RT kernels happy.
+ */
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+#include <linux/timerqueue.h>
+
+#include "sched.h"
+#include "wsx_internal.h"
+
+static struct wsx_item *wsx_item_of(struct timerqueue_node *node)
+{
+	return container_of(node, struct wsx_item, tnode);
+}
+
+/* Under p->tlock: (re)arm @p's hrtimer for its earliest item, if any. */
+static void wsx_timers_arm(struct wsx_p *p)
+{
+	struct timerqueue_node *first = timerqueue_getnext(&p->timers);
+
+	lockdep_assert_held(&p->tlock);
+	if (first)
+		hrtimer_start(&p->hrt, first->expires, HRTIMER_MODE_ABS_SOFT);
+}
+
+/* Queue the items of @chain (linked through lnode): they are due. */
+static void wsx_timers_deliver(struct llist_node *chain)
+{
+	struct wsx_item *item, *tmp;
+
+	llist_for_each_entry_safe(item, tmp, chain, lnode) {
+		if (item->queued_p == WSX_NO_P)
+			wsx_queue_counted(item, WSX_WHERE_GLOBAL, 0, false);
+		else
+			wsx_queue_counted(item, WSX_WHERE_P, item->queued_p,
+					  false);
+	}
+}
+
+/* Under p->tlock: move @item's node from @p's timers to @chain. */
+static void wsx_timers_take(struct wsx_p *p, struct wsx_item *item,
+			    struct llist_node **chain)
+{
+	timerqueue_del(&p->timers, &item->tnode);
+	WRITE_ONCE(p->ntimers, p->ntimers - 1);
+	/* tnode and lnode share memory: tnode is free from here on */
+	item->lnode.next = *chain;
+	*chain = &item->lnode;
+}
+
+/**
+ * wsx_timers_pop_due - take @p's items that are due
+ * @p:		the P
+ *
+ * Return: a chain of items linked through lnode, earliest last, or NULL.
+ */
+struct llist_node *wsx_timers_pop_due(struct wsx_p *p)
+{
+	struct timerqueue_node *node;
+	struct llist_node *chain = NULL;
+	unsigned long flags;
+	ktime_t now;
+
+	if (!READ_ONCE(p->ntimers))
+		return NULL;
+	now = ktime_get();
+	spin_lock_irqsave(&p->tlock, flags);
+	while ((node = timerqueue_getnext(&p->timers)) && node->expires <= now)
+		wsx_timers_take(p, wsx_item_of(node), &chain);
+	spin_unlock_irqrestore(&p->tlock, flags);
+	return llist_reverse_order(chain);
+}
+
+static enum hrtimer_restart wsx_timers_fire(struct hrtimer *hrt)
+{
+	struct wsx_p *p = container_of(hrt, struct wsx_p, hrt);
+	unsigned long flags;
+
+	wsx_timers_deliver(wsx_timers_pop_due(p));
+	spin_lock_irqsave(&p->tlock, flags);
+	wsx_timers_arm(p);
+	spin_unlock_irqrestore(&p->tlock, flags);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * wsx_queue_after - queue @item once @delay_ns have passed
+ * @item:	initialised with wsx_item_init()
+ * @where:	as for wsx_queue(); WSX_WHERE_LOCAL means the calling CPU's P
+ * @p:		the P number for WSX_WHERE_P
+ * @delay_ns:	how long from now
+ *
+ * The item waits in its P's timers (the calling CPU's P, or P0, for the
+ * global queue) and is queued when due, on its P or, if that P is offline
+ * by then, on the global queue.  Any context.
+ *
+ * Return: 0, -ENXIO when P @p does not exist or is offline, -EINVAL for an
+ * unknown @where.
+ */
+int wsx_queue_after(struct wsx_item *item, enum wsx_where where,
+		    unsigned int p, u64 delay_ns)
+{
+	struct wsx_p *local = wsx_sched.cpu_p[raw_smp_processor_id()];
+	struct wsx_p *heap;
+	unsigned long flags;
+
+	switch (where) {
+	case WSX_WHERE_LOCAL:
+		item->queued_p = local ? local->id : WSX_NO_P;
+		break;
+	case WSX_WHERE_P:
+		if (!wsx_p_is_online(p))
+			return -ENXIO;
+		item->queued_p = p;
+		break;
+	case WSX_WHERE_GLOBAL:
+		item->queued_p = WSX_NO_P;
+		break;
+	default:
+		return -EINVAL;
+	}
+	heap = item->queued_p == WSX_NO_P ? local ?: wsx_sched.ps[0] :
+	       wsx_sched.ps[item->queued_p];
+	wsx_job_add(item->job);
+	timerqueue_init(&item->tnode);
+	item->tnode.expires = ktime_add_ns(ktime_get(), delay_ns);
+	spin_lock_irqsave(&heap->tlock, flags);
+	WRITE_ONCE(heap->ntimers, heap->ntimers + 1);
+	if (timerqueue_add(&heap->timers, &item->tnode))
+		wsx_timers_arm(heap);	/* the new earliest */
+	spin_unlock_irqrestore(&heap->tlock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(wsx_queue_after);
+
+/**
+ * wsx_timers_flush - queue at once every delayed item whose job's cancel
+ * flag is @cancel (a closing session's)
+ * @cancel:	the flag
+ */
+void wsx_timers_flush(const bool *cancel)
+{
+	struct timerqueue_node *node, *next;
+	struct llist_node *chain = NULL;
+	unsigned long flags;
+	unsigned int id;
+
+	for (id = 0; id < wsx_sched.nprocs; id++) {
+		struct wsx_p *p = wsx_sched.ps[id];
+
+		if (!READ_ONCE(p->ntimers))
+			continue;
+		spin_lock_irqsave(&p->tlock, flags);
+		for (node = timerqueue_getnext(&p->timers); node; node = next) {
+			next = timerqueue_iterate_next(node);
+			if (wsx_item_of(node)->job->cancel == cancel)
+				wsx_timers_take(p, wsx_item_of(node), &chain);
+		}
+		spin_unlock_irqrestore(&p->tlock, flags);
+	}
+	wsx_timers_deliver(chain);
+}
+
+void wsx_timers_init(struct wsx_p *p)
+{
+	spin_lock_init(&p->tlock);
+	timerqueue_init_head(&p->timers);
+	hrtimer_init(&p->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	p->hrt.function = wsx_timers_fire;
+}
+
+/* Module exit: no delayed item may be left (their sessions are closed). */
+void wsx_timers_exit(struct wsx_p *p)
+{
+	hrtimer_cancel(&p->hrt);
+	WARN_ON_ONCE(READ_ONCE(p->ntimers));
+}
