@@ -137,9 +137,7 @@ static int wsx_inflight_get(struct wsx_session *s)
 	int ret = 0;
 
 	spin_lock_irq(&s->lock);
-	if (s->closing) {
-		ret = -ESHUTDOWN;
-	} else if (s->inflight >= READ_ONCE(wsx_max_inflight_fd)) {
+	if (s->inflight >= READ_ONCE(wsx_max_inflight_fd)) {
 		ret = -EAGAIN;
 	} else if (atomic_inc_return(&wsx_inflight_total) >
 		   READ_ONCE(wsx_max_inflight)) {

@@ -213,7 +213,6 @@ struct wsx_wait {
  *			-EAGAIN	the per-session or total in-flight limit is
  *				reached: wait for completions and retry
  *			-ENOMEM	out of memory
- *			-ESHUTDOWN the session is closing
  * WSX_IOC_WAIT		-EFAULT	bad pointer
  *			-EINVAL	max 0, min over max, reserved not zero
  *			-E2BIG	max over WSX_WAIT_MAX
