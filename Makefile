@@ -78,3 +78,10 @@ bench:
 	@scripts/deps
 	@$(MAKE) --no-print-directory module
 	@scripts/bench
+
+## svg           regenerate docs/seeds-timeline.svg from a VM run of the
+##               seeds' scenario (scripts/timeline-svg)
+.PHONY: svg
+svg:
+	@$(MAKE) --no-print-directory all
+	@scripts/timeline-svg docs/seeds-timeline.svg

@@ -5,10 +5,12 @@
  *
  * A delayed work runs every long_item_ms / 2 while any P is busy and goes
  * to sleep when the executor is idle (an M waking from park re-arms it).
- * For each P it compares the item running now (cur_seq, cur_start, written
- * by the P's owner) with what it saw before; an item running for longer
- * than long_item_ms is counted (long_items) and its M asked to hand the P
- * to another M (handoff_req).  The M does so at its next
+ * For each P it looks at the item running now (cur_seq, and cur_runtime, the
+ * CPU time its M had used when it started, written by the P's owner); an
+ * item that has used more than long_item_ms of CPU - CPU time, not wall
+ * time, as the workqueue's CPU-intensive detection, so that an M merely
+ * waiting for its CPU is not blamed - is counted (long_items) and its M
+ * asked to hand the P to another M (handoff_req).  The M does so at its next
  * wsx_cond_handoff() - the built-in SPIN calls it every ms - so the items
  * queued behind the long one run on another M while the kernel's scheduler
  * shares the CPU between the two (rescued).  An item that never calls into
@@ -16,6 +18,7 @@
  */
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/workqueue.h>
 
 #include "sched.h"
@@ -40,20 +43,25 @@ static bool wsx_busy(void)
 }
 
 /* Flag @p's running item if it has run too long; true if one is running. */
-static bool wsx_monitor_check(struct wsx_p *p, unsigned long limit)
+static bool wsx_monitor_check(struct wsx_p *p, u64 limit_ns)
 {
 	struct wsx_m *m;
+	u64 used;
 	u32 seq;
 
 	if (!READ_ONCE(p->cur))
 		return false;
 	seq = READ_ONCE(p->cur_seq);
-	if (seq == p->mon_seq ||
-	    time_before(jiffies, READ_ONCE(p->cur_start) + limit))
+	if (seq == p->mon_seq)
+		return true;
+	m = READ_ONCE(p->m);
+	/* racy by nature: the scheduler updates it at ticks and switches */
+	used = data_race(m->task->se.sum_exec_runtime) -
+	       READ_ONCE(p->cur_runtime);
+	if ((s64)used < (s64)limit_ns)
 		return true;
 	p->mon_seq = seq;
 	atomic64_inc(&p->stats.long_items);
-	m = READ_ONCE(p->m);
 	WRITE_ONCE(m->handoff_req, true);
 	return true;
 }
@@ -65,7 +73,7 @@ static void wsx_monitor_fn(struct work_struct *work)
 
 	for (id = 0; ms && id < wsx_sched.nprocs; id++)
 		running |= wsx_monitor_check(wsx_sched.ps[id],
-					     msecs_to_jiffies(ms));
+					     (u64)ms * NSEC_PER_MSEC);
 	if (ms && (running || wsx_busy())) {
 		schedule_delayed_work(&wsx_monitor_work,
 				      wsx_monitor_period(ms));

@@ -109,7 +109,7 @@ struct wsx_p {
 	u32 schedtick;				/* O */
 	u32 runnext_chain;			/* O */
 	struct wsx_item *cur;			/* O: the item running */
-	unsigned long cur_start;		/* O: jiffies when it started */
+	u64 cur_runtime;		/* O: its M's CPU time when it started */
 	u32 cur_seq;				/* O: items started */
 	u32 mon_seq;			/* the monitor's: cur_seq it flagged */
 

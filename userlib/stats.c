@@ -12,6 +12,8 @@
 
 #include <wsx/libwsx.h>
 
+#include "stats_hist.h"
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define DEBUGFS_MAX	(16U << 20)
 
@@ -335,7 +337,45 @@ static void write_text(FILE *f, const struct wsx_stats *st)
 	fputc('\n', f);
 }
 
-static void write_json(FILE *f, const struct wsx_stats *st)
+static void write_u64_array(FILE *f, const __u64 *v, unsigned int n)
+{
+	unsigned int i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)v[i]);
+	fputc(']', f);
+}
+
+static void write_json_hist(FILE *f, const struct wsx_hist *h)
+{
+	unsigned int k, i;
+	__u64 total = 0;
+
+	fputs(",\n  \"latency\": {", f);
+	for (k = 0; k < h->nkinds; k++) {
+		fprintf(f, "%s\n    \"%s\": {\"count\": %llu, \"buckets\": ",
+			k ? "," : "", h->lat[k].name,
+			(unsigned long long)h->lat[k].count);
+		write_u64_array(f, h->lat[k].buckets, h->lat[k].nbuckets);
+		fputc('}', f);
+	}
+	for (i = 0; i < h->nsizes; i++)
+		total += h->sizes[i];
+	fprintf(f, "\n  },\n  \"steal_sizes\": {\"count\": %llu, "
+		"\"buckets\": ", (unsigned long long)total);
+	write_u64_array(f, h->sizes, h->nsizes);
+	fputs("},\n  \"steals_from\": [", f);
+	for (i = 0; i < h->nprocs; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		write_u64_array(f, h->steals_from + (size_t)i * h->nprocs,
+				h->nprocs);
+	}
+	fputs(h->nprocs ? "\n  ]" : "]", f);
+}
+
+static void write_json(FILE *f, const struct wsx_stats *st,
+		       const struct wsx_hist *h)
 {
 	unsigned int i;
 
@@ -347,7 +387,10 @@ static void write_json(FILE *f, const struct wsx_stats *st)
 	}
 	fputs("\n  ],\n  \"global\": {", f);
 	write_pairs(f, &gstats_table, &st->global, true);
-	fputs("}\n}\n", f);
+	fputc('}', f);
+	if (h)
+		write_json_hist(f, h);
+	fputs("\n}\n", f);
 }
 
 int wsx_stats_write(FILE *f, const struct wsx_stats *st, unsigned int flags)
@@ -355,8 +398,147 @@ int wsx_stats_write(FILE *f, const struct wsx_stats *st, unsigned int flags)
 	if (!f || !st || (st->nprocs && !st->p) || (flags & ~WSX_STATS_JSON))
 		return -EINVAL;
 	if (flags & WSX_STATS_JSON)
-		write_json(f, st);
+		write_json(f, st, NULL);
 	else
 		write_text(f, st);
 	return ferror(f) ? -EIO : 0;
+}
+
+int wsx_stats_write_json_hist(FILE *f, const struct wsx_stats *st,
+			      const struct wsx_hist *h)
+{
+	if (!f || !st || (st->nprocs && !st->p))
+		return -EINVAL;
+	write_json(f, st, h);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- histograms: "latency" and "steals" ---- */
+
+static int parse_latency_line(struct wsx_hist *h, const char *pos,
+			      const char *end)
+{
+	struct token tok;
+	__u64 v;
+	unsigned int k = h->nkinds;
+
+	if (!next_token(&pos, end, &tok))
+		return 0;
+	if (k == WSX_HIST_KINDS || tok.len >= sizeof(h->lat[k].name))
+		return -EINVAL;
+	memcpy(h->lat[k].name, tok.s, tok.len);
+	h->lat[k].name[tok.len] = '\0';
+	if (!next_token(&pos, end, &tok) || tok.len < 7 ||
+	    memcmp(tok.s, "count=", 6) ||
+	    parse_u64(tok.s + 6, tok.len - 6, &h->lat[k].count))
+		return -EINVAL;
+	while (next_token(&pos, end, &tok)) {
+		if (h->lat[k].nbuckets == WSX_HIST_LAT_BUCKETS ||
+		    parse_u64(tok.s, tok.len, &v))
+			return -EINVAL;
+		h->lat[k].buckets[h->lat[k].nbuckets++] = v;
+	}
+	h->nkinds++;
+	return 0;
+}
+
+/* "sizes ..." first, then "P<n> ..." rows of @width numbers each. */
+static int parse_steals_line(struct wsx_hist *h, const char *pos,
+			     const char *end, bool *have_sizes,
+			     unsigned int *width)
+{
+	struct token tok;
+	__u64 v, id, *m;
+	unsigned int n = 0;
+	const char *p;
+
+	if (!next_token(&pos, end, &tok))
+		return 0;
+	if (token_is(&tok, "sizes")) {
+		if (*have_sizes)
+			return -EINVAL;
+		*have_sizes = true;
+		while (next_token(&pos, end, &tok)) {
+			if (h->nsizes == WSX_HIST_SIZE_BUCKETS ||
+			    parse_u64(tok.s, tok.len, &v))
+				return -EINVAL;
+			h->sizes[h->nsizes++] = v;
+		}
+		return 0;
+	}
+	if (!*have_sizes || tok.len < 2 || tok.s[0] != 'P' ||
+	    parse_u64(tok.s + 1, tok.len - 1, &id) || id != h->nprocs)
+		return -EINVAL;
+	for (p = pos; next_token(&p, end, &tok); )
+		n++;
+	if (!h->nprocs) {
+		if (!n || n > 65536)
+			return -EINVAL;
+		*width = n;
+		h->steals_from = calloc((size_t)n * n, sizeof(*m));
+		if (!h->steals_from)
+			return -ENOMEM;
+	}
+	if (n != *width || id >= *width)
+		return -EINVAL;
+	m = h->steals_from + (size_t)id * n;
+	while (next_token(&pos, end, &tok))
+		if (parse_u64(tok.s, tok.len, m++))
+			return -EINVAL;
+	h->nprocs++;
+	return 0;
+}
+
+int wsx_hist_parse(const char *latency, const char *steals,
+		   struct wsx_hist *h)
+{
+	const char *text, *end;
+	unsigned int width = 0;
+	bool have_sizes = false;
+	int ret = 0;
+
+	if (!latency || !steals || !h)
+		return -EINVAL;
+	memset(h, 0, sizeof(*h));
+	for (text = latency; *text && !ret; text = *end ? end + 1 : end) {
+		end = strchrnul(text, '\n');
+		ret = parse_latency_line(h, text, end);
+	}
+	for (text = steals; *text && !ret; text = *end ? end + 1 : end) {
+		end = strchrnul(text, '\n');
+		ret = parse_steals_line(h, text, end, &have_sizes, &width);
+	}
+	if (!ret && (!have_sizes || h->nprocs != width))
+		ret = -EINVAL;
+	if (ret)
+		wsx_hist_free(h);
+	return ret;
+}
+
+int wsx_hist_read(struct wsx_hist *h)
+{
+	char *lat, *steals;
+	int ret;
+
+	if (!h)
+		return -EINVAL;
+	memset(h, 0, sizeof(*h));
+	ret = read_debugfs("latency", &lat);
+	if (ret)
+		return ret;
+	ret = read_debugfs("steals", &steals);
+	if (!ret) {
+		ret = wsx_hist_parse(lat, steals, h);
+		free(steals);
+	}
+	free(lat);
+	return ret;
+}
+
+void wsx_hist_free(struct wsx_hist *h)
+{
+	if (!h)
+		return;
+	free(h->steals_from);
+	memset(h, 0, sizeof(*h));
 }

@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "errname.h"
+#include "stats_hist.h"
 #include "wsxctl.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -142,7 +144,12 @@ static const char stats_help[] =
 	"Print the module's per-P scheduler statistics from debugfs\n"
 	"($WSX_DEBUGFS/stats, default " WSX_DEBUGFS_PATH "/stats; usually\n"
 	"root only), parsed: one line per P and a global line, or with --json\n"
-	"one JSON object {\"nprocs\", \"p\": [...], \"global\": {...}}.\n"
+	"one JSON object {\"nprocs\", \"p\": [...], \"global\": {...}}, with\n"
+	"the histograms of $WSX_DEBUGFS/latency and steals when readable:\n"
+	"\"latency\": {\"<kind>\": {\"count\", \"buckets\": [64]}} (bucket b:\n"
+	"2^(b-1) <= ns < 2^b, b0: 0 ns), \"steal_sizes\": {\"count\",\n"
+	"\"buckets\": [10]} (bucket b: 2^b <= items taken < 2^(b+1)) and\n"
+	"\"steals_from\": [[...]] (steals by thief P, then victim P).\n"
 	"\n"
 	"Options:\n"
 	"  -j, --json  print JSON\n"
@@ -170,7 +177,17 @@ static int cmd_stats(const struct cmd *cmd, int argc, char **argv)
 	ret = wsx_stats_read(&st);
 	if (ret)
 		return report("stats", ret);
-	ret = wsx_stats_write(stdout, &st, flags);
+	if (flags & WSX_STATS_JSON) {
+		struct wsx_hist h;
+		bool have_hist = !wsx_hist_read(&h);
+
+		ret = wsx_stats_write_json_hist(stdout, &st,
+						have_hist ? &h : NULL);
+		if (have_hist)
+			wsx_hist_free(&h);
+	} else {
+		ret = wsx_stats_write(stdout, &st, flags);
+	}
 	wsx_stats_free(&st);
 	return ret ? report("stats", ret) : EXIT_SUCCESS;
 }
@@ -207,6 +224,10 @@ static const struct cmd cmds[] = {
 	  stats_help },
 	{ "schedtrace", cmd_schedtrace, "print the one-line scheduler trace",
 	  schedtrace_help },
+	{ "top", cmd_top, "live view of the Ps (queues, rates, idle)",
+	  top_help },
+	{ "trace", cmd_trace, "record the tracepoints as JSON / SVG timeline",
+	  trace_help },
 };
 
 static const struct cmd *find_cmd(const char *name)

@@ -22,6 +22,10 @@ int cmd_run(const struct cmd *cmd, int argc, char **argv);
 int cmd_crc32c(const struct cmd *cmd, int argc, char **argv);
 extern const char run_help[];
 extern const char crc32c_help[];
+int cmd_top(const struct cmd *cmd, int argc, char **argv);
+int cmd_trace(const struct cmd *cmd, int argc, char **argv);
+extern const char top_help[];
+extern const char trace_help[];
 
 /* "wsxctl: WHAT: strerror (ENAME)" on stderr; returns EXIT_FAILURE. */
 int report(const char *what, int err);

@@ -256,4 +256,70 @@ static inline size_t wsx_test_scaled(size_t n, size_t min)
 	return n < min ? min : n;
 }
 
+/* ---- added for the ABI, fuzz, poll, session and CRC32C tests ---- */
+
+#include <time.h>
+
+/* CLOCK_MONOTONIC in ns, the clock of the completion records. */
+static inline __u64 wsx_test_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Write @val to the module parameter @name; 0 or -errno. */
+static inline int wsx_test_param_set(const char *name, const char *val)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/wsx/parameters/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return (int)n;
+}
+
+/* The "global" line's @key of the debugfs stats (e.g. "cancelled"); -1. */
+static inline long long wsx_test_global_stat(const char *key)
+{
+	static char text[1 << 16];
+
+	if (wsx_test_read_debugfs("stats", text, sizeof(text)) <= 0)
+		return -1;
+	return wsx_test_stat(text, -1, key);
+}
+
+/*
+ * Reap completions until @n arrived or none came for @stall_ns, calling
+ * @fn (may be NULL) on each.  Returns how many arrived, or -errno of a
+ * failed WAIT other than the final -ETIMEDOUT.
+ */
+static inline long wsx_test_reap(int fd, size_t n, wsx_test_rec_fn fn,
+				 void *ctx, __s64 stall_ns)
+{
+	static struct wsx_completion recs[WSX_WAIT_MAX];
+	size_t done = 0;
+	long ret;
+
+	while (done < n) {
+		ret = wsx_test_wait(fd, recs, WSX_WAIT_MAX, 1, stall_ns);
+		if (ret == -ETIMEDOUT)
+			break;
+		if (ret < 0)
+			return ret;
+		for (long i = 0; i < ret; i++)
+			if (fn)
+				fn(&recs[i], ctx);
+		done += ret;
+	}
+	return (long)done;
+}
+
 #endif /* _WSX_TEST_H */

@@ -118,7 +118,7 @@ int wsx_version(struct wsx *w, struct wsx_version *v);
  *		item is malformed
  *   -E2BIG	@count over INT_MAX (no system call), or an argument over its
  *		limit
- *   -ENXIO, -ENOMEM, -EFAULT, -ESHUTDOWN  see <linux/wsx.h>
+ *   -ENXIO, -ENOMEM, -EFAULT  see <linux/wsx.h>
  *   -EPROTO	the module's answer broke the ABI (more items queued than
  *		given, or a short count without an error)
  *

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * The trace parser and its JSON and SVG writers, on a tracefs text captured
+ * in the wsx VM (test/data/seeds-trace.txt: the seeds' scenario, 20 SPIN
+ * items on P0 of 4 Ps) and on small made-up texts for the corner cases.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../wsxtrace.h"
+#include "ktap.h"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long len;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc(len + 1);
+	if (buf && fread(buf, 1, len, f) != (size_t)len) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (hay = strstr(hay, needle); hay; hay = strstr(hay + 1, needle))
+		n++;
+	return n;
+}
+
+/* Output of a writer into a malloc'ed string. */
+static char *render(const struct wt_trace *t, bool svg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (svg)
+		wt_write_svg(f, t, "test <&>");
+	else
+		wt_write_json(f, t);
+	fclose(f);
+	return buf;
+}
+
+/* Brackets and braces balance outside strings, strings close. */
+static bool json_balanced(const char *s)
+{
+	int depth = 0;
+	bool str = false;
+
+	for (; *s; s++) {
+		if (str) {
+			if (*s == '\\')
+				s++;
+			else if (*s == '"')
+				str = false;
+			continue;
+		}
+		if (*s == '"')
+			str = true;
+		else if (*s == '{' || *s == '[')
+			depth++;
+		else if (*s == '}' || *s == ']')
+			depth--;
+		if (depth < 0)
+			return false;
+	}
+	return !depth && !str;
+}
+
+static void test_seeds(void)
+{
+	char *text = slurp("test/data/seeds-trace.txt"), *json, *svg;
+	struct wt_trace t;
+	size_t i, stolen = 0;
+
+	if (!ktap_check(text != NULL, "seeds: sample readable"))
+		return;
+	KTAP_EQ(wt_parse(text, &t), 0, "seeds: parses");
+	KTAP_EQ(t.nev, 76, "seeds: 76 events");
+	KTAP_EQ(t.count[WT_QUEUE], 20, "seeds: 20 queue events");
+	KTAP_EQ(t.count[WT_START], 20, "seeds: 20 start events");
+	KTAP_EQ(t.count[WT_END], 20, "seeds: 20 end events");
+	KTAP_EQ(t.count[WT_STEAL], 8, "seeds: 8 steals");
+	KTAP_EQ(t.count[WT_PARK], 4, "seeds: 4 parks");
+	KTAP_EQ(t.stolen_starts, 12, "seeds: 12 stolen starts");
+	KTAP_EQ(t.nitems, 20, "seeds: 20 items");
+	KTAP_EQ(t.ncpus, 4, "seeds: 4 CPUs");
+	KTAP_EQ(t.nprocs, 4, "seeds: 4 Ps");
+	KTAP_EQ(t.skipped + t.lost + t.orphan_ends, 0, "seeds: nothing lost");
+	for (i = 0; i < t.nitems; i++) {
+		stolen += t.items[i].stolen;
+		if (!t.items[i].queued || !t.items[i].started ||
+		    !t.items[i].ended || t.items[i].q_p != 0 ||
+		    t.items[i].e_ts < t.items[i].s_ts ||
+		    t.items[i].s_ts < t.items[i].q_ts)
+			break;
+	}
+	KTAP_EQ(i, 20, "seeds: every item queued on P0, started, ended, "
+		"in order");
+	KTAP_EQ(stolen, 12, "seeds: 12 items stolen");
+	KTAP_EQ(t.t1 - t.t0, 58670000, "seeds: span 58.670 ms");
+
+	json = render(&t, false);
+	ktap_check(json_balanced(json), "json: balanced");
+	KTAP_EQ(count(json, "\"ph\":\"X\",\"cat\":\"item\""), 20,
+		"json: 20 item slices");
+	KTAP_EQ(count(json, "\"ph\":\"X\",\"cat\":\"queue\""), 20,
+		"json: 20 queue marks");
+	KTAP_EQ(count(json, "\"ph\":\"s\""), 12, "json: 12 flow starts");
+	KTAP_EQ(count(json, "\"ph\":\"f\",\"bp\":\"e\""), 12,
+		"json: 12 flow ends, bound to the enclosing slice");
+	KTAP_EQ(count(json, "\"name\":\"thread_name\""), 8,
+		"json: 4 CPU tracks and 4 queue tracks named");
+	ktap_check(strstr(json, "\"args\":{\"name\":\"CPU 1 (P1)\"}") != NULL,
+		   "json: CPU 1 runs P1");
+	KTAP_EQ(count(json, "\"ph\":\"i\""), 8, "json: 8 steal instants");
+	KTAP_EQ(count(json, "\"cat\":\"parked\""), 4 + 4,
+		"json: parked slices (4 unparks, 4 parked at the end)");
+	ktap_check(count(json, "\"name\":\"depth P0\"") > 20 &&
+		   strstr(json, "\"name\":\"depth global\"") &&
+		   strstr(json, "\"name\":\"runq P3\""),
+		   "json: depth and runq counters");
+	/* P0 reaches 20 queued, then 0 again */
+	ktap_check(strstr(json, "\"name\":\"depth P0\",\"pid\":1,\"ts\":613.000,"
+			  "\"args\":{\"depth\":20}}") != NULL,
+		   "json: depth P0 is 20 at the 20th queue event");
+	ktap_check(strstr(json, "\"ts\":0.000,\"dur\":0.000,\"name\":"
+			  "\"queue #1\"") != NULL,
+		   "json: timestamps in us from the first event");
+	free(json);
+
+	svg = render(&t, true);
+	ktap_check(!strncmp(svg, "<?xml", 5) && strstr(svg, "</svg>\n"),
+		   "svg: a whole document");
+	KTAP_EQ(count(svg, "class=\"item\""), 20, "svg: 20 item boxes");
+	KTAP_EQ(count(svg, "marker-end=\"url(#arrow)\""), 12 + 1,
+		"svg: 12 steal arrows (and the legend's)");
+	KTAP_EQ(count(svg, "class=\"queued\""), 20 + 1,
+		"svg: 20 queue marks (and the legend's)");
+	KTAP_EQ(count(svg, "<polyline"), 5, "svg: 4 P and 1 global depth");
+	ktap_check(strstr(svg, "test &lt;&amp;&gt;") != NULL,
+		   "svg: title escaped");
+	ktap_check(strstr(svg, ">CPU 3</text>") != NULL, "svg: 4 lanes");
+	free(svg);
+	wt_free(&t);
+	free(text);
+}
+
+/*
+ * Corner cases: an item started before the trace (no queue event), a
+ * pointer reused after its end, an item still running at the end, a spill,
+ * CRLF line ends, an unknown wsx event, a malformed one, lost events.
+ */
+static const char corner[] =
+	"# entries-in-buffer/entries-written: 9/12   #P:2\n"
+	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+	"  wsx/1-9 [001] ..... 1.000000: wsx_item_start: item=00000000000000aa"
+	" p=1 m=1 from=0 stolen=1\r\n"
+	"  wsx/1-9 [001] ..... 1.000010: wsx_item_end: item=00000000000000aa "
+	"status=0\n"
+	"  a b-7   [000] ..... 1.000020: wsx_item_queue: item=00000000000000aa"
+	" p=-1\n"
+	"  wsx/0-8 [000] d.... 1.000030: wsx_spill: p=0 count=129\n"
+	"  wsx/0-8 [000] ..... 1.000040: wsx_item_start: item=00000000000000aa"
+	" p=0 m=0 from=-1 stolen=0\n"
+	"  wsx/0-8 [000] ..... 1.000050: wsx_handoff: m=0 p=0 to=2\n"
+	"  wsx/0-8 [000] ..... 1.000060: wsx_steal: thief=0 count=1\n"
+	"  wsx/1-9 [001] ..... 1.000070: wsx_item_end: item=00000000000000bb "
+	"status=0\n"
+	"  sh-1    [001] ..... 1.000080: sched_switch: prev=x\n";
+
+static void test_corners(void)
+{
+	struct wt_trace t;
+	char *json, *svg;
+
+	KTAP_EQ(wt_parse(corner, &t), 0, "corners: parse");
+	KTAP_EQ(t.nev, 6, "corners: 6 wsx events known and well-formed");
+	KTAP_EQ(t.skipped, 1, "corners: the malformed steal is counted");
+	KTAP_EQ(t.lost, 3, "corners: 3 lost events from the header");
+	KTAP_EQ(t.nitems, 2, "corners: the reused pointer makes 2 items");
+	KTAP_EQ(t.orphan_ends, 1, "corners: an end without a start");
+	ktap_check(!t.items[0].queued && t.items[0].started &&
+		   t.items[0].ended && t.items[0].stolen &&
+		   t.items[0].q_p == 0, "corners: item 1 started before the "
+		   "trace, stolen from P0");
+	ktap_check(t.items[1].queued && t.items[1].q_p == -1 &&
+		   t.items[1].started && !t.items[1].ended,
+		   "corners: item 2 queued on global, still running");
+	KTAP_EQ(t.t0, 1000000000, "corners: t0");
+	KTAP_EQ(t.t1, 1000070000, "corners: t1");
+	json = render(&t, false);
+	ktap_check(json_balanced(json), "corners: json balanced");
+	KTAP_EQ(count(json, "\"cat\":\"item\""), 2, "corners: 2 slices");
+	KTAP_EQ(count(json, "\"ph\":\"s\""), 1,
+		"corners: the stolen item's arrow starts at the trace start");
+	ktap_check(strstr(json, "\"name\":\"queued before #1\"") != NULL,
+		   "corners: ... from a mark on P0's queue track");
+	ktap_check(strstr(json, "\"name\":\"item #2\",\"args\":{\"item\":"
+			  "\"00000000000000aa\",\"seq\":2,\"p\":0,\"m\":0,"
+			  "\"from\":-1,\"stolen\":0,\"queued\":1,\"ended\":0")
+		   != NULL, "corners: item 2 args");
+	ktap_check(strstr(json, "\"name\":\"spill 129\"") != NULL,
+		   "corners: the spill instant");
+	free(json);
+	svg = render(&t, true);
+	KTAP_EQ(count(svg, "class=\"item\""), 2, "corners: 2 svg boxes");
+	ktap_check(strstr(svg, ">global</text>") != NULL,
+		   "corners: legend has the global queue");
+	free(svg);
+	wt_free(&t);
+
+	KTAP_EQ(wt_parse("", &t), 0, "empty text parses");
+	json = render(&t, false);
+	ktap_check(json_balanced(json) && count(json, "\"ph\"") == 3,
+		   "empty: json with the process name and global counters");
+	free(json);
+	svg = render(&t, true);
+	ktap_check(strstr(svg, "</svg>") != NULL, "empty: svg");
+	free(svg);
+	wt_free(&t);
+	KTAP_EQ(wt_parse(NULL, &t), -22, "NULL text is -EINVAL");
+}
+
+int main(void)
+{
+	test_seeds();
+	test_corners();
+	return ktap_done();
+}
