@@ -7,9 +7,12 @@
 # ring); schedtrace lines, taken every 20 ms or so, show the queue depths
 # going from [20 0 0 0] towards balance as the idle Ps steal half of P0's
 # ring, then half of each other's.  (SPIN is limited to max_item_ns,
-# 10 ms by default: the demo raises it for its run, to be seen under TCG.)
+# 10 ms by default: the demo raises it for its run, to be seen under TCG,
+# and turns the long-item monitor off, which would otherwise hand the Ps of
+# such long items to more Ms.)
 D=/sys/kernel/debug/wsx
 MAX=/sys/module/wsx/parameters/max_item_ns
+LONG=/sys/module/wsx/parameters/long_item_ms
 
 echo "== wsx is loaded: $(grep '^wsx ' /proc/modules)"
 wsxctl version
@@ -18,7 +21,9 @@ echo "== the seeds' scenario: 20 SPIN(50 ms) items on P0 (busy for 100 ms), P1..
 read -r line <$D/schedtrace
 echo "$line"
 old_max=$(cat $MAX)
+old_long=$(cat $LONG)
 echo 100000000 >$MAX
+echo 0 >$LONG
 wsxctl run spin 100000000 --place cpu:0 >/dev/null &
 blocker=$!
 usleep 20000
@@ -34,6 +39,7 @@ while kill -0 $run 2>/dev/null; do
 done
 wait $run $blocker
 echo "$old_max" >$MAX
+echo "$old_long" >$LONG
 read -r line <$D/schedtrace
 echo "$line"
 echo
@@ -45,3 +51,6 @@ cat $D/stats
 echo
 echo "== the steals (victim's ring length seen, items taken: n - n/2)"
 cat $D/steal_log
+echo
+echo "== wsxctl top --once"
+wsxctl top --once
