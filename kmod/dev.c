@@ -15,6 +15,8 @@
  *
  * Session fields: L = under s->lock.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
@@ -328,12 +330,19 @@ static long wsx_ioctl_wait(struct wsx_session *s, struct wsx_wait __user *uarg)
 		return -EINVAL;
 	if (w.max > WSX_WAIT_MAX)
 		return -E2BIG;
+	/* fail before taking any record if @count cannot be written back */
+	if (put_user(0U, &uarg->count))
+		return -EFAULT;
 	ret = wsx_wait_ready(s, w.min, w.timeout_ns);
 	if (ret)
 		return ret;
 	ret = wsx_records_copy(s, u64_to_user_ptr(w.records), w.max);
+	/*
+	 * The copied records are gone from the session: report their number
+	 * even if @count became unwritable since the check above.
+	 */
 	if (ret > 0 && put_user((u32)ret, &uarg->count))
-		return -EFAULT;
+		pr_debug("WAIT: count not written back\n");
 	return ret;
 }
 

@@ -33,10 +33,14 @@
  *    that spawned it, as Go's inheritTime, so that a parent and its child
  *    count as one tick.  Go bounds such chains by preempting after 10 ms;
  *    wsx cannot preempt an item, so it bounds them by count: after
- *    WSX_RUNNEXT_CHAIN_MAX (16) runnext picks in a row the next pick takes
+ *    WSX_RUNNEXT_CHAIN_MAX (64) runnext picks in a row the next pick takes
  *    the ring's head (or the global queue) and starts a new tick.  So an
- *    item at the head of the ring starts within 17 picks, and an item in
- *    the global queue within global_tick ticks of at most 17 picks each;
+ *    item at the head of the ring starts within 65 picks, and an item in
+ *    the global queue within global_tick ticks of at most 65 picks each.
+ *    A chain ends anyway at an item that spawns nothing, so the bound only
+ *    matters for paths longer than 64; a small bound would, in deep spawn
+ *    trees, take the ring's oldest (largest) subtrees early and turn the
+ *    depth-first walk breadth-first, overflowing the ring;
  *  - a batch from the global queue: min(len, len / online Ps + 1, 128);
  *  - steal (wsx_steal_work): up to steal_tries (4) rounds over the other Ps
  *    in a random order - a random start and a random stride coprime with

@@ -30,7 +30,7 @@
 #include "wsx_ring.h"
 
 /* Consecutive runnext picks that share one schedule tick (see sched.c). */
-#define WSX_RUNNEXT_CHAIN_MAX	16
+#define WSX_RUNNEXT_CHAIN_MAX	64
 /* Most items one trip to the global queue moves into a P's ring. */
 #define WSX_GLOBAL_BATCH_MAX	(WSX_RING_SIZE / 2)
 /* Steals remembered per P for debugfs steal_log. */

@@ -55,7 +55,7 @@ TEST_F(one, spawned_child_runs_next)
 /*
  * An endless-looking chain: SPAWN(1, CHAIN) is CHAIN+1 items, each spawning
  * its successor into runnext.  A NOP waiting in P0's ring must start within
- * the runnext-chain bound (17 picks), and a NOP in the global queue within
+ * the runnext-chain bound (65 picks), and a NOP in the global queue within
  * 61 ticks of the chain, both long before the chain ends.  Where in the
  * chain they started is estimated from the timestamps and logged.
  */

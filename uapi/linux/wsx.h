@@ -159,8 +159,8 @@ struct wsx_submit {
  * @queued_ns:	CLOCK_MONOTONIC ns when the item was queued
  * @started_ns:	... when it started to run
  * @finished_ns: ... when it and everything it spawned had finished
- * @nodes:	items that ran for it: 1, or the nodes of a SPAWN/FIB tree
- *		or CRC32C chunks, saturated at 2^32-1
+ * @nodes:	items that ran for it: 1, or every node of a SPAWN, FIB or
+ *		CRC32C tree (2 x chunks - 1 for CRC32C), modulo 2^32
  * @reserved:	zero
  */
 struct wsx_completion {
@@ -186,7 +186,9 @@ struct wsx_completion {
  *
  * Returns the number of records copied (also in @count).  When fewer than
  * @min are ready at the timeout it returns -ETIMEDOUT and copies nothing; a
- * signal gives -EINTR, also copying nothing: the records stay queued.
+ * signal gives -EINTR, also copying nothing: the records stay queued.  If
+ * @records faults part way, the records copied so far are returned (maybe
+ * fewer than @min) and the rest stay queued.
  */
 struct wsx_wait {
 	__u64 records;

@@ -1,0 +1,1024 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A model-checked ioctl fuzzer for /dev/wsx.
+ *
+ * Four processes make 100,000 ioctl calls between them (divided by
+ * WSX_SCALE): random command numbers with wsx's magic and without it, and
+ * the three real commands with structs that are valid, mutated or random
+ * bytes, with small, huge and random counts, pointing at good memory, at
+ * the edge of a PROT_NONE page, at read-only, unmapped or kernel addresses.
+ * A SIGALRM every few ms interrupts blocked WAITs.  Sessions are closed and
+ * reopened with work in flight.
+ *
+ * Every answer is checked against the ABI as uapi/linux/wsx.h documents
+ * it: an unknown command gives -ENOTTY; a SUBMIT that the model can predict
+ * queues exactly the items it should and stops at the first bad one with
+ * one of the errnos that apply to it; a WAIT returns no more than it may;
+ * and every item a session queued comes back exactly once as a record
+ * (counted per session).  Anything a worker cannot predict (a random
+ * pointer) is only checked against the command's list of errnos.
+ *
+ * Workers must exit 0, not die of a signal.  Then a normal workload runs,
+ * with both in-flight limits at exactly its size (a count leaked by the
+ * fuzzing would make it fail), and the module is unloaded and loaded again
+ * (as root, when rmmod is there): nothing holds a reference.
+ *
+ * While fuzzing, max_item_ns is 200 us, and accepted SLEEP, SPAWN, FIB and
+ * CRC32C items and delays are kept small, so that nothing queued runs or
+ * waits for long.
+ * WSX_SEED=<n> repeats a run.
+ */
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "wsx_test.h"
+
+#define NSEC_PER_MSEC	1000000LL
+#define NSEC_PER_SEC	1000000000LL
+#define WORKERS		4
+#define FUZZ_MAX_NS	200000ULL
+#define KERNEL_ADDR	0xffff888000000000ULL
+
+/* errno sets, one bit each */
+#define M_OK		0x01	/* success is allowed */
+#define M_EINVAL	0x02
+#define M_E2BIG		0x04
+#define M_ENXIO		0x08
+#define M_EFAULT	0x20
+#define M_EAGAIN	0x40
+#define M_ENOMEM	0x80
+#define M_ETIMEDOUT	0x100
+#define M_EINTR		0x200
+#define M_ERRORS	(~M_OK)
+
+static int errno_bit(long err)
+{
+	switch (err) {
+	case -EINVAL:		return M_EINVAL;
+	case -E2BIG:		return M_E2BIG;
+	case -ENXIO:		return M_ENXIO;
+	case -EFAULT:		return M_EFAULT;
+	case -EAGAIN:		return M_EAGAIN;
+	case -ENOMEM:		return M_ENOMEM;
+	case -ETIMEDOUT:	return M_ETIMEDOUT;
+	case -EINTR:		return M_EINTR;
+	default:		return 0x8000;	/* in no set */
+	}
+}
+
+/* ---- per-worker state ------------------------------------------------- */
+
+#define AREA_PAGES	64
+
+static __u64 rng_state;
+static size_t pgsz;
+static int nprocs;
+static __u64 max_ns;
+
+/* [items][G][data][G][records][G][ro][none] */
+static unsigned char *items_area, *data_area, *rec_area, *ro_page, *none_page;
+static size_t area_len;
+
+struct sess {
+	int fd;
+	long long queued;	/* items accepted */
+	long long reaped;	/* records received */
+};
+
+struct wstats {
+	long long calls, enotty, submits, accepted, waits, reaped, versions;
+	long long eintr, reopen, violations;
+};
+
+static struct wstats st;
+
+static __u64 rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static __u64 rnd(__u64 n)
+{
+	return n ? rng() % n : 0;
+}
+
+static void fill_random(void *buf, size_t len)
+{
+	unsigned char *p = buf;
+
+	for (size_t i = 0; i < len; i++)
+		p[i] = rng() >> 24;
+}
+
+#define VIOLATION(fmt, ...) do {					\
+		if (st.violations++ < 10)				\
+			fprintf(stderr, "# worker %d: " fmt "\n",	\
+				getpid(), ##__VA_ARGS__);		\
+	} while (0)
+
+static int setup_areas(void)
+{
+	size_t pages = 3 * (AREA_PAGES + 1) + 2;
+	unsigned char *base;
+
+	area_len = AREA_PAGES * pgsz;
+	base = mmap(NULL, pages * pgsz, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return -1;
+	items_area = base;
+	data_area = items_area + area_len + pgsz;
+	rec_area = data_area + area_len + pgsz;
+	ro_page = rec_area + area_len + pgsz;
+	none_page = ro_page + pgsz;
+	if (mprotect(items_area + area_len, pgsz, PROT_NONE) ||
+	    mprotect(data_area + area_len, pgsz, PROT_NONE) ||
+	    mprotect(rec_area + area_len, pgsz, PROT_NONE) ||
+	    mprotect(ro_page, pgsz, PROT_READ) ||
+	    mprotect(none_page, pgsz, PROT_NONE))
+		return -1;
+	fill_random(data_area, area_len);
+	return 0;
+}
+
+/* Readable bytes from @p on (0 = known bad, -1 = unknown). */
+static long long readable_from(__u64 p)
+{
+	const unsigned char *good[] = { items_area, data_area, rec_area,
+					ro_page };
+	const size_t len[] = { area_len, area_len, area_len, pgsz };
+
+	for (int i = 0; i < 4; i++) {
+		__u64 a = (uintptr_t)good[i];
+
+		if (p >= a && p < a + len[i])
+			return a + len[i] - p;
+		/* the guard (or none page) right after the region */
+		if (p >= a + len[i] && p < a + len[i] + pgsz)
+			return 0;
+	}
+	if (!p || p >= 0x0000800000000000ULL)
+		return 0;
+	return -1;
+}
+
+/* Writable bytes from @p on (0 = known not writable, -1 = unknown). */
+static long long writable_from(__u64 p)
+{
+	if (p >= (uintptr_t)ro_page && p < (uintptr_t)ro_page + pgsz)
+		return 0;
+	return readable_from(p);
+}
+
+/* A pointer of some kind, for a struct, an items or records array. */
+static __u64 pick_ptr(unsigned char *good, size_t good_len, size_t elem)
+{
+	switch (rnd(12)) {
+	case 0:
+		return 0;
+	case 1:
+		return KERNEL_ADDR + rnd(1 << 20);
+	case 2:
+		return (uintptr_t)none_page + rnd(pgsz);
+	case 3:
+		return (uintptr_t)ro_page + rnd(pgsz / 8) * 8;
+	case 4:		/* the last few elements before a guard page */
+		return (uintptr_t)good + good_len - elem * (1 + rnd(3)) +
+		       rnd(2) * rnd(elem);
+	case 5:
+		return rng();
+	case 6:
+		return (uintptr_t)data_area + rnd(area_len);
+	default:
+		return (uintptr_t)good + rnd(good_len / elem / 4) * elem;
+	}
+}
+
+/* ---- the item model --------------------------------------------------- */
+
+static __u64 spawn_nodes(__u64 fanout, __u64 depth)
+{
+	__u64 level = 1, total = 1;
+
+	if (depth >= WSX_SPAWN_MAX_NODES)
+		return ~0ULL;
+	if (fanout == 1)
+		return depth + 1;
+	for (__u64 d = 0; d < depth; d++) {
+		level *= fanout;
+		total += level;
+		if (total > WSX_SPAWN_MAX_NODES)
+			return ~0ULL;
+	}
+	return total;
+}
+
+/* The errnos the ABI allows for @r (M_OK when it may be queued). */
+static int item_model(const struct wsx_req *r)
+{
+	int m = 0;
+	bool args_from[4];
+	long long rd;
+
+	for (int k = 0; k < 4; k++) {
+		args_from[k] = false;
+		for (int j = k; j < 4; j++)
+			args_from[k] |= r->args[j] != 0;
+	}
+	if (r->flags || r->reserved)
+		m |= M_EINVAL;
+	if (r->place > WSX_PLACE_GLOBAL)
+		m |= M_EINVAL;
+	else if (r->place != WSX_PLACE_P && r->target)
+		m |= M_EINVAL;
+	else if (r->place == WSX_PLACE_P && r->target >= (__u32)nprocs)
+		m |= M_ENXIO;
+	if (r->delay_ns > WSX_DELAY_MAX_NS)
+		m |= M_E2BIG;
+	switch (r->op) {
+	case WSX_OP_NOP:
+		if (args_from[0])
+			m |= M_EINVAL;
+		break;
+	case WSX_OP_SPIN:
+	case WSX_OP_SLEEP:
+	case WSX_OP_FIB:
+		if (args_from[1])
+			m |= M_EINVAL;
+		if (r->args[0] > (r->op == WSX_OP_SPIN ? max_ns :
+				  r->op == WSX_OP_SLEEP ? WSX_SLEEP_MAX_US :
+				  WSX_FIB_MAX))
+			m |= M_E2BIG;
+		break;
+	case WSX_OP_SPAWN:
+		if (r->args[3] || !r->args[0] ||
+		    r->args[0] > WSX_SPAWN_MAX_FANOUT) {
+			m |= M_EINVAL;
+			if (r->args[2] > max_ns)
+				m |= M_E2BIG;
+			break;
+		}
+		if (spawn_nodes(r->args[0], r->args[1]) == ~0ULL ||
+		    r->args[2] > max_ns)
+			m |= M_E2BIG;
+		break;
+	case WSX_OP_CRC32C:
+		if (r->args[3] || !r->args[0] || !r->args[1] ||
+		    (r->args[2] && r->args[2] < 4096))
+			m |= M_EINVAL;
+		if (r->args[1] > WSX_CRC32C_MAX_LEN ||
+		    r->args[2] > WSX_CRC32C_MAX_LEN)
+			m |= M_E2BIG;
+		if (m)
+			break;
+		rd = readable_from(r->args[0]);
+		if (r->args[0] + r->args[1] < r->args[0])
+			rd = 0;		/* wraps around */
+		if (rd < 0)
+			m |= M_OK | M_EFAULT;
+		else if ((__u64)rd < r->args[1])
+			m |= M_EFAULT;
+		break;
+	default:
+		m |= M_EINVAL;
+	}
+	return m ? m : M_OK;
+}
+
+/* Keep what could be accepted small: nothing queued may run for long. */
+static void sanitize(struct wsx_req *r)
+{
+	if (r->delay_ns <= WSX_DELAY_MAX_NS)
+		r->delay_ns %= 2 * NSEC_PER_MSEC;
+	switch (r->op) {
+	case WSX_OP_SPIN:
+		if (r->args[0] <= 10 * NSEC_PER_MSEC)
+			r->args[0] %= FUZZ_MAX_NS;
+		break;
+	case WSX_OP_SLEEP:
+		if (r->args[0] <= WSX_SLEEP_MAX_US)
+			r->args[0] %= 2000;
+		break;
+	case WSX_OP_SPAWN:
+		if (r->args[2] <= 10 * NSEC_PER_MSEC)
+			r->args[2] %= 20000;
+		if (r->args[0] == 1 && r->args[1] <= WSX_SPAWN_MAX_NODES)
+			r->args[1] %= 256;
+		else if (r->args[0] >= 2 && r->args[0] <= 64 &&
+			 spawn_nodes(r->args[0], r->args[1]) != ~0ULL)
+			while (spawn_nodes(r->args[0], r->args[1]) > 600)
+				r->args[1]--;
+		break;
+	case WSX_OP_FIB:
+		if (r->args[0] <= WSX_FIB_MAX)
+			r->args[0] %= 16;
+		break;
+	case WSX_OP_CRC32C:
+		if (r->args[1] > (1 << 20) && r->args[1] <= WSX_CRC32C_MAX_LEN)
+			r->args[1] = 1 + r->args[1] % (1 << 20);
+		break;
+	}
+}
+
+static void valid_item(struct wsx_req *r)
+{
+	static const __u64 chunks[] = { 0, 4096, 8192, 65536 };
+	__u64 off;
+
+	memset(r, 0, sizeof(*r));
+	r->user_data = rng();
+	r->op = rnd(6);
+	r->place = rnd(3);
+	if (r->place == WSX_PLACE_P)
+		r->target = rnd(nprocs);
+	if (rnd(4) == 0)
+		r->delay_ns = rnd(NSEC_PER_MSEC);
+	switch (r->op) {
+	case WSX_OP_SPIN:
+		r->args[0] = rnd(50000);
+		break;
+	case WSX_OP_SLEEP:
+		r->args[0] = rnd(500);
+		break;
+	case WSX_OP_SPAWN:
+		r->args[0] = 1 + rnd(3);
+		r->args[1] = rnd(4);
+		r->args[2] = rnd(10000);
+		break;
+	case WSX_OP_FIB:
+		r->args[0] = rnd(12);
+		break;
+	case WSX_OP_CRC32C:
+		off = rnd(area_len);
+		r->args[0] = (uintptr_t)data_area + off;
+		r->args[1] = 1 + rnd(rnd(8) ? 4096 : area_len - off);
+		if (r->args[1] > area_len - off)
+			r->args[1] = area_len - off;
+		r->args[2] = rnd(5) == 4 ? 4096 + rnd(100000) :
+			     chunks[rnd(4)];
+		break;
+	}
+}
+
+static void mutate_item(struct wsx_req *r)
+{
+	unsigned char *b = (unsigned char *)r;
+
+	switch (rnd(10)) {
+	case 0:
+		r->op = rnd(3) ? rnd(10) : (__u32)rng();
+		break;
+	case 1:
+		r->flags = 1 << rnd(16);
+		break;
+	case 2:
+		r->reserved = rng();
+		break;
+	case 3:
+		r->place = rnd(3) ? rnd(5) : (__u16)rng();
+		break;
+	case 4:
+		r->target = rnd(3) ? rnd(nprocs + 2) : (__u32)rng();
+		break;
+	case 5:
+		r->delay_ns = rnd(2) ? WSX_DELAY_MAX_NS + rnd(2) : rng();
+		break;
+	case 6:
+		r->args[rnd(4)] = rng() >> rnd(64);
+		break;
+	case 7:
+		b[rnd(sizeof(*r))] ^= 1 << rnd(8);
+		break;
+	case 8:
+		b[8 + rnd(sizeof(*r) - 8)] = rng();
+		break;
+	default:
+		r->args[rnd(4)] = rnd(3) ? rnd(70) : (__u64)1 << rnd(64);
+		break;
+	}
+}
+
+/* Write @n items at @items, which has room for @room of them. */
+static void gen_items(struct wsx_req *items, size_t n, size_t room,
+		      bool clean)
+{
+	if (n > room)
+		n = room;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int kind = clean ? 0 : rnd(20);
+
+		if (kind < 11) {
+			valid_item(&items[i]);
+		} else if (kind < 17) {
+			valid_item(&items[i]);
+			mutate_item(&items[i]);
+			if (rnd(3) == 0)
+				mutate_item(&items[i]);
+		} else {
+			fill_random(&items[i], sizeof(items[i]));
+		}
+		sanitize(&items[i]);
+	}
+}
+
+/* ---- SUBMIT ----------------------------------------------------------- */
+
+static __u32 pick_count(void)
+{
+	switch (rnd(10)) {
+	case 0:
+		return 0;
+	case 1:
+		return WSX_SUBMIT_MAX + rnd(3);
+	case 2:
+		return rng();
+	case 3:
+		return 1 + rnd(WSX_SUBMIT_MAX);
+	case 4:
+	case 5:
+		return 1 + rnd(64);
+	default:
+		return 1 + rnd(8);
+	}
+}
+
+static void check_submit(struct sess *s, const struct wsx_submit *in,
+			  const struct wsx_submit *out, long ret, bool local)
+{
+	const struct wsx_req *items = (const void *)(uintptr_t)in->items;
+	long long rd;
+	__u32 q;
+
+	if (ret > 0)
+		s->queued += ret;
+	if (ret >= 0 ? ret > WSX_SUBMIT_MAX || ret == 0 :
+	    !(errno_bit(ret) & (M_EINVAL | M_E2BIG | M_ENXIO |
+				M_EFAULT | M_EAGAIN | M_ENOMEM))) {
+		VIOLATION("SUBMIT returned %ld", ret);
+		return;
+	}
+	if (!local)
+		return;
+	/* the struct itself */
+	if (in->reserved[0] || in->reserved[1] || in->reserved[2] ||
+	    !in->count || in->count > WSX_SUBMIT_MAX) {
+		int m = 0;
+
+		if (in->reserved[0] || in->reserved[1] || in->reserved[2] ||
+		    !in->count)
+			m |= M_EINVAL;
+		if (in->count > WSX_SUBMIT_MAX)
+			m |= M_E2BIG;
+		if (!(errno_bit(ret) & m))
+			VIOLATION("SUBMIT of a bad struct (count %u) returned %ld",
+				  in->count, ret);
+		return;
+	}
+	q = ret > 0 ? ret : 0;
+	if (ret > 0 ? out->queued != q ||
+		      (q == in->count) != (out->error == 0) :
+	    out->queued != 0 || out->error != ret) {
+		VIOLATION("SUBMIT returned %ld but queued %u error %d", ret,
+			  out->queued, out->error);
+		return;
+	}
+	if (q > in->count) {
+		VIOLATION("SUBMIT queued %u of %u", q, in->count);
+		return;
+	}
+	rd = readable_from(in->items);
+	if (rd < 0)
+		return;		/* a random items pointer: cannot predict */
+	for (__u32 i = 0; i <= q && i < in->count; i++) {
+		bool readable = (long long)(i + 1) * 64 <= rd;
+		int m = readable ? item_model(&items[i]) : M_EFAULT;
+
+		if (i < q && !(m & M_OK)) {
+			VIOLATION("SUBMIT queued item %u of %u, which allows errors %#x only (op %u place %u flags %#x)",
+				  i, in->count, m, items[i].op,
+				  items[i].place, items[i].flags);
+			return;
+		}
+		if (i == q) {
+			m |= M_EAGAIN | M_ENOMEM;
+			if (!(errno_bit(out->error) & m))
+				VIOLATION("SUBMIT stopped at item %u with %d, model allows %#x (op %u place %u target %u args %#llx %#llx %#llx %#llx)",
+					  i, out->error, m, items[i].op,
+					  items[i].place, items[i].target,
+					  (unsigned long long)items[i].args[0],
+					  (unsigned long long)items[i].args[1],
+					  (unsigned long long)items[i].args[2],
+					  (unsigned long long)items[i].args[3]);
+		}
+	}
+}
+
+static void do_submit(struct sess *s)
+{
+	struct wsx_submit sub, out;
+	bool clean = rnd(50) == 0, local = rnd(8) != 0;
+	unsigned char *where;
+	long long room;
+	long ret;
+	__u64 p;
+
+	memset(&sub, 0, sizeof(sub));
+	sub.count = clean ? 1 + rnd(64) : pick_count();
+	if (rnd(16) == 0)
+		sub.reserved[rnd(3)] = rng();
+	if (rnd(4) == 0) {
+		sub.queued = rng();
+		sub.error = rng();
+	}
+	if (clean || rnd(6)) {
+		/* items in the items area, sometimes running into its guard */
+		size_t max = area_len / sizeof(struct wsx_req);
+		size_t at = rnd(3) ? 0 : max - 1 - rnd(8);
+
+		where = items_area + at * sizeof(struct wsx_req);
+		sub.items = (uintptr_t)where;
+	} else {
+		sub.items = pick_ptr(items_area, area_len,
+				     sizeof(struct wsx_req));
+	}
+	room = writable_from(sub.items);
+	if (room > 0 && sub.items >= (uintptr_t)items_area &&
+	    sub.items < (uintptr_t)items_area + area_len &&
+	    !((sub.items - (uintptr_t)items_area) % sizeof(struct wsx_req)))
+		gen_items((struct wsx_req *)(uintptr_t)sub.items,
+			  sub.count > WSX_SUBMIT_MAX ? 16 : sub.count,
+			  room / sizeof(struct wsx_req), clean);
+	else if (room > 0 && sub.items >= (uintptr_t)items_area &&
+		 sub.items < (uintptr_t)items_area + area_len) {
+		/* misaligned into generated items: keep them tame */
+		for (unsigned char *p = items_area;
+		     p + sizeof(struct wsx_req) <= items_area + area_len;
+		     p += sizeof(struct wsx_req))
+			memset(p, 0, sizeof(struct wsx_req));
+	}
+	st.submits++;
+	if (local) {
+		out = sub;
+		ret = wsx_test_ioctl(s->fd, WSX_IOC_SUBMIT, &out);
+		check_submit(s, &sub, &out, ret, true);
+		return;
+	}
+	/* the struct somewhere else: random bytes, bad pointers, an edge */
+	p = pick_ptr(data_area, area_len, sizeof(sub));
+	if (writable_from(p) >= (long long)sizeof(sub) && rnd(2))
+		memcpy((void *)(uintptr_t)p, &sub, sizeof(sub));
+	ret = wsx_test_ioctl(s->fd, WSX_IOC_SUBMIT, (void *)(uintptr_t)p);
+	check_submit(s, &sub, NULL, ret, false);
+}
+
+/* ---- WAIT ------------------------------------------------------------- */
+
+static void check_records(const struct wsx_completion *recs, long n)
+{
+	for (long i = 0; i < n; i++) {
+		const struct wsx_completion *r = &recs[i];
+
+		if ((r->status && r->status != -ENOMEM) || r->reserved[0] ||
+		    r->reserved[1] || r->reserved[2] ||
+		    r->queued_ns > r->started_ns ||
+		    r->started_ns > r->finished_ns || !r->nodes) {
+			VIOLATION("bad record: status %d nodes %u times %llu %llu %llu",
+				  r->status, r->nodes,
+				  (unsigned long long)r->queued_ns,
+				  (unsigned long long)r->started_ns,
+				  (unsigned long long)r->finished_ns);
+			return;
+		}
+	}
+}
+
+static void do_wait(struct sess *s, bool reap)
+{
+	struct wsx_wait w;
+	long long room;
+	bool valid, local = reap || rnd(8) != 0;
+	long ret;
+	int m;
+
+	memset(&w, 0, sizeof(w));
+	if (reap) {
+		w.records = (uintptr_t)rec_area;
+		w.max = WSX_WAIT_MAX;
+	} else {
+		w.records = rnd(3) ? (uintptr_t)rec_area :
+			    pick_ptr(rec_area, area_len,
+				     sizeof(struct wsx_completion));
+		switch (rnd(8)) {
+		case 0:
+			w.max = 0;
+			break;
+		case 1:
+			w.max = WSX_WAIT_MAX + rnd(3);
+			break;
+		case 2:
+			w.max = rng();
+			break;
+		case 3:
+			w.max = WSX_WAIT_MAX;
+			break;
+		default:
+			w.max = 1 + rnd(16);
+		}
+		w.min = rnd(4) == 0 ? (__u32)rng() : rnd(3) ? 0 :
+			rnd((__u64)w.max + 1);
+		if (rnd(16) == 0)
+			w.reserved[rnd(3)] = 1 + rnd(5);
+		w.count = rng();
+	}
+	valid = !w.reserved[0] && !w.reserved[1] && !w.reserved[2] &&
+		w.max && w.min <= w.max && w.max <= WSX_WAIT_MAX;
+	/* a valid WAIT may block: bounded, or forever until SIGALRM */
+	w.timeout_ns = !valid || !w.min ? (__s64)rng() :
+		       rnd(8) == 0 ? -1 : (__s64)rnd(2 * NSEC_PER_MSEC);
+	st.waits++;
+	if (!local) {
+		__u64 p = pick_ptr(data_area, area_len, sizeof(w));
+
+		if (writable_from(p) >= (long long)sizeof(w) && rnd(2)) {
+			w.timeout_ns = rnd(NSEC_PER_MSEC);
+			memcpy((void *)(uintptr_t)p, &w, sizeof(w));
+		}
+		ret = wsx_test_ioctl(s->fd, WSX_IOC_WAIT, (void *)(uintptr_t)p);
+		if (ret > 0)
+			s->reaped += ret;
+		if (ret < 0 && !(errno_bit(ret) & (M_EINVAL | M_E2BIG |
+						   M_EFAULT | M_ETIMEDOUT |
+						   M_EINTR)))
+			VIOLATION("WAIT (struct elsewhere) returned %ld", ret);
+		if (ret == -EINTR)
+			st.eintr++;
+		return;
+	}
+	ret = wsx_test_ioctl(s->fd, WSX_IOC_WAIT, &w);
+	if (ret > 0)
+		s->reaped += ret;
+	if (ret == -EINTR)
+		st.eintr++;
+	if (!valid) {
+		m = 0;
+		if (w.reserved[0] || w.reserved[1] || w.reserved[2] ||
+		    !w.max || w.min > w.max)
+			m |= M_EINVAL;
+		if (w.max > WSX_WAIT_MAX)
+			m |= M_E2BIG;
+		if (!(errno_bit(ret) & m))
+			VIOLATION("WAIT of a bad struct (max %u min %u) returned %ld",
+				  w.max, w.min, ret);
+		return;
+	}
+	room = writable_from(w.records);
+	if (ret >= 0) {
+		/*
+		 * Fewer than min only when the records array faults after
+		 * room / 64 records: exactly those are copied, the rest stay.
+		 */
+		bool short_ok = room >= 0 && room / 64 < w.min &&
+				ret == room / 64;
+
+		if (ret > w.max || (w.min && ret < w.min && !short_ok &&
+				    room >= 0) ||
+		    (room >= 0 && ret * 64 > room) ||
+		    (ret > 0 && w.count != ret))
+			VIOLATION("WAIT(max %u, min %u, room %lld) returned %ld, count %u",
+				  w.max, w.min, room, ret, w.count);
+		else if (room > 0)
+			check_records((void *)(uintptr_t)w.records, ret);
+		return;
+	}
+	m = M_EFAULT | M_EINTR;
+	if (w.min)
+		m |= M_ETIMEDOUT;
+	if (!(errno_bit(ret) & m))
+		VIOLATION("WAIT(max %u, min %u) returned %ld", w.max, w.min,
+			  ret);
+	if (ret == -EFAULT && room >= 64)
+		VIOLATION("WAIT(max %u, min %u) into %lld writable bytes gave -EFAULT",
+			  w.max, w.min, room);
+}
+
+/* ---- other commands --------------------------------------------------- */
+
+static bool vfs_type(unsigned int type)
+{
+	/* types of ioctls the VFS answers before the driver sees them */
+	return type == 0x00 || type == 'T' || type == 'X' || type == 'f' ||
+	       type == 0x94;
+}
+
+static void do_other(struct sess *s, bool magic)
+{
+	unsigned long cmd;
+	long ret;
+	void *arg = rnd(2) ? (void *)data_area : (void *)(uintptr_t)rng();
+
+	if (magic) {
+		unsigned int nr = rnd(2) ? rnd(4) : rnd(256);
+		unsigned int size = rnd(2) ? (rnd(2) ? 32 : 40) + rnd(3) * 8 - 8 :
+				    rnd(1 << 14);
+
+		cmd = _IOC(rnd(4), WSX_IOC_MAGIC, nr, size);
+	} else {
+		do {
+			cmd = (__u32)rng();
+		} while (vfs_type(_IOC_TYPE(cmd)) ||
+			 _IOC_TYPE(cmd) == WSX_IOC_MAGIC);
+	}
+	if (cmd == WSX_IOC_VERSION || cmd == WSX_IOC_SUBMIT ||
+	    cmd == WSX_IOC_WAIT)
+		return;		/* a real one: done elsewhere */
+	ret = wsx_test_ioctl(s->fd, cmd, arg);
+	st.enotty++;
+	if (ret != -ENOTTY)
+		VIOLATION("command %#lx returned %ld, not -ENOTTY", cmd, ret);
+}
+
+static void do_version(struct sess *s)
+{
+	struct wsx_version v;
+	__u64 p = rnd(2) ? (uintptr_t)&v : pick_ptr(data_area, area_len,
+						   sizeof(v));
+	long long room = p == (uintptr_t)&v ? (long long)sizeof(v) :
+			 writable_from(p);
+	long ret;
+
+	memset(&v, 0xff, sizeof(v));
+	ret = wsx_test_ioctl(s->fd, WSX_IOC_VERSION, (void *)(uintptr_t)p);
+	st.versions++;
+	if (room >= (long long)sizeof(v) ? ret != 0 :
+	    room >= 0 ? ret != -EFAULT : ret != 0 && ret != -EFAULT)
+		VIOLATION("VERSION into %lld bytes returned %ld", room, ret);
+	else if (p == (uintptr_t)&v &&
+		 (v.abi_major != WSX_ABI_MAJOR || v.nprocs != (__u32)nprocs ||
+		  v.reserved[0] || v.reserved[1] || v.reserved[2]))
+		VIOLATION("VERSION: major %u nprocs %u", v.abi_major,
+			  v.nprocs);
+}
+
+static void on_alarm(int sig)
+{
+}
+
+/* Drain @s: every item it queued must come back exactly once. */
+static void drain(struct sess *s)
+{
+	long ret;
+
+	while (s->reaped < s->queued) {
+		ret = wsx_test_wait(s->fd, (void *)rec_area, WSX_WAIT_MAX, 1,
+				    30 * NSEC_PER_SEC);
+		if (ret == -EINTR)
+			continue;
+		if (ret <= 0) {
+			VIOLATION("drain: WAIT %ld with %lld of %lld reaped",
+				  ret, s->reaped, s->queued);
+			return;
+		}
+		s->reaped += ret;
+	}
+	ret = wsx_test_wait(s->fd, (void *)rec_area, WSX_WAIT_MAX, 0, 0);
+	if (ret != 0)
+		VIOLATION("drain: %ld records more than the %lld queued", ret,
+			  s->queued);
+}
+
+static int worker(int id, __u64 seed, long calls)
+{
+	struct itimerval it = {
+		.it_interval = { .tv_usec = 3000 },
+		.it_value = { .tv_usec = 3000 },
+	};
+	struct sigaction sa;
+	struct sess s[2];
+	__u64 t0 = wsx_test_now_ns();
+
+	rng_state = seed * 0x9e3779b97f4a7c15ULL + id + 1;
+	if (setup_areas())
+		return 2;
+	for (int i = 0; i < 2; i++) {
+		s[i] = (struct sess){ .fd = wsx_test_open() };
+		if (s[i].fd < 0)
+			return 2;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART */
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+
+	for (long c = 0; c < calls; c++) {
+		struct sess *ss = &s[rnd(2)];
+		unsigned int pick = rnd(100);
+
+		st.calls++;
+		if (pick < 8) {
+			do_other(ss, true);
+		} else if (pick < 12) {
+			do_other(ss, false);
+		} else if (pick < 16) {
+			do_version(ss);
+		} else if (pick < 54) {
+			do_submit(ss);
+		} else if (pick < 84) {
+			do_wait(ss, false);
+		} else if (pick < 98) {
+			do_wait(ss, true);
+		} else if (ss == &s[1]) {
+			/* close with work in flight, open again */
+			close(ss->fd);
+			*ss = (struct sess){ .fd = wsx_test_open() };
+			st.reopen++;
+			if (ss->fd < 0)
+				return 2;
+		}
+	}
+	it = (struct itimerval){ 0 };
+	setitimer(ITIMER_REAL, &it, NULL);
+	drain(&s[0]);
+	close(s[0].fd);
+	close(s[1].fd);
+	printf("# worker %d: %lld calls in %llu ms: %lld SUBMIT (%lld items queued on the drained session), %lld WAIT (%lld -EINTR), %lld VERSION, %lld other commands, %lld reopens, %lld violations\n",
+	       id, st.calls,
+	       (unsigned long long)(wsx_test_now_ns() - t0) / NSEC_PER_MSEC,
+	       st.submits, s[0].queued, st.waits, st.eintr, st.versions,
+	       st.enotty, st.reopen, st.violations);
+	fflush(stdout);
+	return st.violations ? 1 : 0;
+}
+
+/* ---- the test --------------------------------------------------------- */
+
+FIXTURE(fuzz) {
+	char saved_max_ns[32];
+	char saved_fd_limit[32];
+	char saved_total_limit[32];
+};
+
+FIXTURE_SETUP(fuzz)
+{
+	ASSERT_EQ(0, wsx_test_param("max_item_ns", self->saved_max_ns,
+				    sizeof(self->saved_max_ns)));
+	ASSERT_EQ(0, wsx_test_param("max_inflight_fd", self->saved_fd_limit,
+				    sizeof(self->saved_fd_limit)));
+	ASSERT_EQ(0, wsx_test_param("max_inflight", self->saved_total_limit,
+				    sizeof(self->saved_total_limit)));
+}
+
+FIXTURE_TEARDOWN(fuzz)
+{
+	if (access("/sys/module/wsx", F_OK))
+		return;		/* unloaded and not back: nothing to restore */
+	wsx_test_param_set("max_item_ns", self->saved_max_ns);
+	wsx_test_param_set("max_inflight_fd", self->saved_fd_limit);
+	wsx_test_param_set("max_inflight", self->saved_total_limit);
+}
+
+struct once {
+	unsigned char *seen;
+	size_t n, dups, bad;
+};
+
+static bool once_check(const struct wsx_completion *rec, void *arg)
+{
+	struct once *o = arg;
+
+	if (rec->user_data >= o->n || rec->status)
+		o->bad++;
+	else if (o->seen[rec->user_data]++)
+		o->dups++;
+	return true;
+}
+
+TEST_F_TIMEOUT(fuzz, random_ioctls_then_normal_work, 600)
+{
+	const char *env = getenv("WSX_SEED");
+	__u64 seed = env ? strtoull(env, NULL, 0) : wsx_test_now_ns();
+	long total = wsx_test_scaled(100000, 4000);
+	const size_t n = 10000;
+	struct wsx_req *reqs = calloc(n, sizeof(*reqs));
+	struct once o = { .seen = calloc(n, 1), .n = n };
+	struct wsx_req fib = wsx_test_req(WSX_OP_FIB, 0, 0, 0, 20, 0, 0);
+	struct wsx_completion rec;
+	char buf[64];
+	pid_t pids[WORKERS];
+	__u64 t0;
+	int fd, failed = 0;
+	long ret;
+
+	ASSERT_NE(NULL, reqs);
+	ASSERT_NE(NULL, o.seen);
+	pgsz = sysconf(_SC_PAGESIZE);
+	fd = wsx_test_open();
+	ASSERT_LE(0, fd);
+	nprocs = wsx_test_nprocs(fd);
+	ASSERT_LT(0, nprocs);
+	close(fd);
+	snprintf(buf, sizeof(buf), "%llu", FUZZ_MAX_NS);
+	ASSERT_EQ(0, wsx_test_param_set("max_item_ns", buf));
+	max_ns = FUZZ_MAX_NS;
+	TH_LOG("seed %llu: %ld calls from %d processes, %d Ps",
+	       (unsigned long long)seed, total, WORKERS, nprocs);
+
+	t0 = wsx_test_now_ns();
+	fflush(NULL);
+	for (int i = 0; i < WORKERS; i++) {
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i])
+			_exit(worker(i, seed, total / WORKERS));
+	}
+	for (int i = 0; i < WORKERS; i++) {
+		int status = 0;
+
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		if (WIFSIGNALED(status)) {
+			TH_LOG("worker %d died of signal %d", i,
+			       WTERMSIG(status));
+			failed++;
+		} else if (WEXITSTATUS(status)) {
+			TH_LOG("worker %d exited %d", i, WEXITSTATUS(status));
+			failed++;
+		}
+	}
+	TH_LOG("fuzzing took %llu ms",
+	       (unsigned long long)(wsx_test_now_ns() - t0) / NSEC_PER_MSEC);
+	EXPECT_EQ(0, failed);
+	ASSERT_EQ(0, wsx_test_param_set("max_item_ns", self->saved_max_ns));
+
+	/*
+	 * Normal work, with both limits at its size: all 10,000 are queued
+	 * before any is reaped, so one leaked in-flight count fails it.
+	 */
+	ASSERT_EQ(0, wsx_test_param_set("max_inflight_fd", "10000"));
+	ASSERT_EQ(0, wsx_test_param_set("max_inflight", "10000"));
+	fd = wsx_test_open();
+	ASSERT_LE(0, fd);
+	for (size_t i = 0; i < n; i++)
+		reqs[i] = i % 100 == 99 ?
+			  wsx_test_req(WSX_OP_FIB, i, i % 3, 0, 0, 0, 0) :
+			  wsx_test_req(WSX_OP_NOP, i, i % 3, 0, 0, 0, 0);
+	for (size_t i = 0; i < n; i++) {
+		if (reqs[i].place == WSX_PLACE_P)
+			reqs[i].target = i % nprocs;
+		if (reqs[i].op == WSX_OP_FIB)
+			reqs[i].args[0] = 12;
+	}
+	for (size_t sent = 0; sent < n; sent += ret) {
+		__u32 batch = n - sent > WSX_SUBMIT_MAX ? WSX_SUBMIT_MAX :
+			      n - sent;
+
+		ret = wsx_test_submit(fd, reqs + sent, batch, NULL);
+		ASSERT_EQ(batch, ret) {
+			TH_LOG("after %zu: %ld", sent, ret);
+		}
+	}
+	ASSERT_EQ((long)n, wsx_test_reap(fd, n, once_check, &o,
+					 30 * NSEC_PER_SEC));
+	EXPECT_EQ(0, o.dups);
+	EXPECT_EQ(0, o.bad);
+	ASSERT_EQ(0, wsx_test_collect(fd, &fib, 1, &rec));
+	EXPECT_EQ(6765, rec.result);
+	EXPECT_EQ(21891, rec.nodes);
+	close(fd);
+	ASSERT_EQ(0, wsx_test_param_set("max_inflight_fd",
+					self->saved_fd_limit));
+	ASSERT_EQ(0, wsx_test_param_set("max_inflight",
+					self->saved_total_limit));
+
+	/* nothing holds the module: it unloads and loads again */
+	if (geteuid() || system("command -v rmmod >/dev/null 2>&1")) {
+		TH_LOG("not root or no rmmod: the reload is not checked");
+	} else {
+		const char *ko = getenv("WSX_KO");
+		char cmd[512];
+		struct stat sb;
+
+		if (!ko)
+			ko = "/wsx/kmod/wsx.ko";
+		EXPECT_EQ(0, system("rmmod wsx"));
+		EXPECT_NE(0, access("/sys/module/wsx", F_OK));
+		if (!stat(ko, &sb))
+			snprintf(cmd, sizeof(cmd), "insmod %s", ko);
+		else
+			snprintf(cmd, sizeof(cmd), "modprobe wsx");
+		ASSERT_EQ(0, system(cmd));
+		fd = wsx_test_open();
+		ASSERT_LE(0, fd);
+		close(fd);
+		TH_LOG("rmmod and %s: fine", cmd);
+	}
+	free(reqs);
+	free(o.seen);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sessions that end badly, and many at once (see wsx_session_helper.c):
+#  1. close() with 100,000 queued SPIN(10 ms) items returns (a 60 s hang
+#     guard, not a benchmark), the global "cancelled" counter grows by the
+#     items in flight, and rmmod then works;
+#  2. a submitter killed with SIGKILL in the middle of its work, then rmmod
+#     works;
+#  3. rmmod is refused while a process (a shell's fd, then a process with a
+#     1 s SLEEP queued) holds /dev/wsx open, and works once it is closed;
+#  4. 16 processes submitting at once each receive exactly their own
+#     completions.
+# The module is loaded again at the end.  WSX_SCALE divides the sizes.
+DIR=$(dirname "$0")
+. "$DIR/wsx_lib.sh"
+wsx_need_root_and_module
+
+HELPER=$DIR/wsx_session_helper
+PARAMS=/sys/module/wsx/parameters
+SCALE=${WSX_SCALE:-1}
+[ "$SCALE" -ge 1 ] 2>/dev/null || SCALE=1
+rc=$KSFT_PASS
+ready=$(mktemp -u /tmp/wsx-session.XXXXXX)
+
+fail() {
+	echo "# FAIL: $*"
+	rc=$KSFT_FAIL
+}
+
+# wait_for FILE: until FILE exists, at most 60 s
+wait_for() {
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$1" ]
+}
+
+# unload_ok WHAT: rmmod must work now; load the module again after
+unload_ok() {
+	if rmmod wsx; then
+		[ -e /sys/module/wsx ] && fail "$1: /sys/module/wsx still there"
+		echo "# $1: rmmod ok"
+	else
+		fail "$1: rmmod failed"
+	fi
+	wsx_loaded || wsx_load || { fail "$1: cannot load wsx again"; exit $rc; }
+}
+
+wsx_loaded || wsx_load || { echo "# FAIL: cannot load wsx"; exit $KSFT_FAIL; }
+
+# 1. close() with N queued
+n=$((100000 / SCALE))
+[ $n -lt 5000 ] && n=5000
+old=$(cat $PARAMS/max_inflight_fd)
+[ "$old" -lt $n ] && echo $n >$PARAMS/max_inflight_fd
+"$HELPER" close-queued $n 10000000 || fail "close() with $n SPIN(10 ms) queued"
+echo "$old" >$PARAMS/max_inflight_fd
+unload_ok "after close() with $n queued"
+
+# 2. SIGKILL in the middle of the work
+rm -f "$ready"
+"$HELPER" busy "$ready" &
+pid=$!
+if wait_for "$ready"; then
+	sleep 1
+	kill -9 $pid
+	wait $pid
+	st=$?
+	[ $st = 137 ] || fail "the busy submitter ended with $st, not by SIGKILL"
+	unload_ok "after SIGKILL of a busy submitter"
+else
+	kill -9 $pid 2>/dev/null
+	wait $pid
+	fail "the busy submitter never got going"
+	wsx_loaded || wsx_load
+fi
+rm -f "$ready"
+
+# 3. rmmod refused while /dev/wsx is open
+exec 3<>/dev/wsx
+if rmmod wsx 2>/dev/null; then
+	fail "rmmod succeeded while this shell holds /dev/wsx open"
+	wsx_load
+else
+	echo "# rmmod refused while a shell holds /dev/wsx open"
+fi
+exec 3>&-
+unload_ok "after the shell closed /dev/wsx"
+
+"$HELPER" hold "$ready" &
+pid=$!
+if wait_for "$ready"; then
+	if rmmod wsx 2>/dev/null; then
+		fail "rmmod succeeded while a process with work queued holds /dev/wsx"
+		wsx_load
+	else
+		echo "# rmmod refused while a process with work queued holds /dev/wsx"
+	fi
+else
+	fail "the holder never got going"
+fi
+kill -9 $pid 2>/dev/null
+wait $pid
+rm -f "$ready"
+unload_ok "after the holder was killed"
+
+# 4. 16 processes at once
+per=$((4000 / SCALE))
+[ $per -lt 500 ] && per=500
+"$HELPER" multi 16 $per || fail "16 processes submitting at once"
+
+# leave the module loaded for later tests
+wsx_reload || fail "final reload"
+[ $rc = $KSFT_PASS ] && echo "# all session checks passed"
+exit $rc
