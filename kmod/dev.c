@@ -168,6 +168,22 @@ static const enum wsx_where wsx_where_of[] = {
 	[WSX_PLACE_GLOBAL] = WSX_WHERE_GLOBAL,
 };
 
+/*
+ * Queue a request's root item where it asks, now or after its delay; on a
+ * P that went offline since the check, on the global queue instead.
+ */
+static void wsx_submit_root(struct wsx_item *root, const struct wsx_req *req)
+{
+	enum wsx_where where = wsx_where_of[req->place];
+
+	if (!req->delay_ns) {
+		if (wsx_queue(root, where, req->target))
+			wsx_queue(root, WSX_WHERE_GLOBAL, 0);
+	} else if (wsx_queue_after(root, where, req->target, req->delay_ns)) {
+		wsx_queue_after(root, WSX_WHERE_GLOBAL, 0, req->delay_ns);
+	}
+}
+
 /* Turn one checked request into a queued job. */
 static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req)
 {
@@ -195,14 +211,7 @@ static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req)
 		goto fail;
 	}
 	uj->queued_ns = ktime_get_ns();
-	/* a P that went offline since the check: use the global queue */
-	if (req->delay_ns)
-		ret = wsx_queue_after(root, wsx_where_of[req->place],
-				      req->target, req->delay_ns);
-	else
-		ret = wsx_queue(root, wsx_where_of[req->place], req->target);
-	if (ret)
-		wsx_queue(root, WSX_WHERE_GLOBAL, 0);
+	wsx_submit_root(root, req);
 	wsx_job_start(&uj->job);
 	return 0;
 fail:
