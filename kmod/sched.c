@@ -91,7 +91,6 @@
 
 #include <linux/cpumask.h>
 #include <linux/delay.h>
-#include <linux/gcd.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -103,6 +102,7 @@
 
 #include "sched.h"
 #include "wsx_internal.h"
+#include "wsx_order.h"
 #include "wsx_trace.h"
 
 struct wsx_sched wsx_sched;
@@ -377,12 +377,8 @@ static struct wsx_item *wsx_global_get(struct wsx_p *p, unsigned int max)
 	if (!READ_ONCE(wsx_sched.glen))
 		return NULL;
 	spin_lock_irqsave(&wsx_sched.glock, flags);
-	n = wsx_sched.glen;
 	online = max_t(int, atomic_read(&wsx_sched.nponline), 1);
-	n = min(n, n / online + 1);
-	n = min_t(unsigned int, n, WSX_GLOBAL_BATCH_MAX);
-	if (max)
-		n = min(n, max);
+	n = wsx_global_batch(wsx_sched.glen, online, max);
 	for (i = 0; i < n; i++)
 		list_move_tail(wsx_sched.gqueue.next, &batch);
 	WRITE_ONCE(wsx_sched.glen, wsx_sched.glen - n);
@@ -502,7 +498,8 @@ static struct wsx_item *wsx_steal_work(struct wsx_m *m)
 	for (round = 0; round < tries; round++) {
 		pos = wsx_m_rand(m) % nprocs;
 		stride = wsx_sched.coprimes[wsx_m_rand(m) % wsx_sched.ncoprimes];
-		for (i = 0; i < nprocs; i++, pos = (pos + stride) % nprocs) {
+		for (i = 0; i < nprocs;
+		     i++, pos = wsx_order_next(pos, stride, nprocs)) {
 			victim = wsx_sched.ps[pos];
 			if (victim == p)
 				continue;
@@ -977,15 +974,11 @@ int wsx_sched_cpu_offline(unsigned int cpu)
 
 static int wsx_coprimes_init(unsigned int n)
 {
-	unsigned int i;
-
 	wsx_sched.coprimes = kcalloc(n, sizeof(*wsx_sched.coprimes),
 				     GFP_KERNEL);
 	if (!wsx_sched.coprimes)
 		return -ENOMEM;
-	for (i = 1; i <= n; i++)
-		if (gcd(i, n) == 1)
-			wsx_sched.coprimes[wsx_sched.ncoprimes++] = i;
+	wsx_sched.ncoprimes = wsx_coprimes_fill(wsx_sched.coprimes, n);
 	return 0;
 }
 

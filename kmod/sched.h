@@ -31,8 +31,6 @@
 
 /* Consecutive runnext picks that share one schedule tick (see sched.c). */
 #define WSX_RUNNEXT_CHAIN_MAX	64
-/* Most items one trip to the global queue moves into a P's ring. */
-#define WSX_GLOBAL_BATCH_MAX	(WSX_RING_SIZE / 2)
 /* Steals remembered per P for debugfs steal_log. */
 #define WSX_STEAL_LOG		16
 

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of wsx's pure parts: the ring (wsx_ring.h) and the victim
+ * order and global batch formulas (wsx_order.h).  Built as wsx_kunit.ko
+ * when the kernel has KUnit (the debug kernels of `make check-debug`).
+ *
+ * The race tests run an owner and thieves on a ring (and on a runnext slot)
+ * at once, in kthreads, and check that every item is taken exactly once:
+ * what the protocol comment of wsx_ring.h promises, and what KCSAN watches.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+
+#include "wsx_order.h"
+#include "wsx_ring.h"
+
+/* Items are fake pointers: id + 1, so that NULL is never an item. */
+static struct wsx_item *wsx_fake(unsigned long id)
+{
+	return (struct wsx_item *)(id + 1);
+}
+
+static unsigned long wsx_fake_id(struct wsx_item *item)
+{
+	return (unsigned long)item - 1;
+}
+
+static void wsx_ring_at(struct wsx_ring *r, u32 start)
+{
+	wsx_ring_init(r);
+	r->head = start;
+	r->tail = start;
+}
+
+static void ring_fifo_full_empty(struct kunit *test)
+{
+	struct wsx_ring *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned long i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	wsx_ring_init(r);
+	KUNIT_EXPECT_NULL(test, wsx_ring_get(r));
+	for (i = 0; i < WSX_RING_SIZE; i++)
+		KUNIT_EXPECT_TRUE(test, wsx_ring_put(r, wsx_fake(i)));
+	KUNIT_EXPECT_FALSE(test, wsx_ring_put(r, wsx_fake(999)));
+	KUNIT_EXPECT_EQ(test, wsx_ring_len(r), WSX_RING_SIZE);
+	for (i = 0; i < WSX_RING_SIZE; i++)
+		KUNIT_EXPECT_EQ(test, wsx_fake_id(wsx_ring_get(r)), i);
+	KUNIT_EXPECT_NULL(test, wsx_ring_get(r));
+	KUNIT_EXPECT_TRUE(test, wsx_ring_empty(r));
+}
+
+/* The free-running u32 indices wrap past 2^32 without a hitch. */
+static void ring_wraps_32_bit_indices(struct kunit *test)
+{
+	struct wsx_ring *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned long i, next = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	wsx_ring_at(r, 0xffffff00U);
+	for (i = 0; i < 1000; i++) {
+		KUNIT_ASSERT_TRUE(test, wsx_ring_put(r, wsx_fake(i)));
+		if (i >= 100)		/* FIFO: the oldest comes out */
+			KUNIT_EXPECT_EQ(test, wsx_fake_id(wsx_ring_get(r)),
+					next++);
+	}
+	KUNIT_EXPECT_LT(test, r->tail, 0x1000U);	/* tail wrapped */
+	KUNIT_EXPECT_EQ(test, wsx_ring_len(r), 100U);
+}
+
+/* A full ring's spill takes its oldest half, in order; others nothing. */
+static void ring_take_half_only_when_full(struct kunit *test)
+{
+	struct wsx_ring *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct wsx_item *batch[WSX_RING_SIZE / 2];
+	unsigned long i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	wsx_ring_at(r, 0xfffffff0U);
+	for (i = 0; i < WSX_RING_SIZE - 1; i++)
+		wsx_ring_put(r, wsx_fake(i));
+	KUNIT_EXPECT_EQ(test, wsx_ring_take_half(r, batch), 0U);
+	wsx_ring_put(r, wsx_fake(i));
+	KUNIT_ASSERT_EQ(test, wsx_ring_take_half(r, batch), WSX_RING_SIZE / 2);
+	for (i = 0; i < WSX_RING_SIZE / 2; i++)
+		KUNIT_EXPECT_EQ(test, wsx_fake_id(batch[i]), i);
+	KUNIT_EXPECT_EQ(test, wsx_fake_id(wsx_ring_get(r)), WSX_RING_SIZE / 2);
+}
+
+/* Steal n - n/2 (half), 1 (one) or n (all) of the oldest, into dst's tail. */
+static void ring_grab_amounts(struct kunit *test)
+{
+	static const u32 sizes[] = { 0, 1, 2, 3, 4, 255, 256 };
+	static const enum wsx_steal_policy policies[] = {
+		WSX_STEAL_HALF, WSX_STEAL_ONE, WSX_STEAL_ALL, WSX_STEAL_NONE,
+	};
+	struct wsx_ring *v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
+	struct wsx_ring *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	unsigned int s, p;
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	for (p = 0; p < ARRAY_SIZE(policies); p++) {
+		for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+			u32 n = sizes[s], want, got, seen = ~0U, i;
+			u64 fails = 0;
+
+			wsx_ring_at(v, 0xffffff80U);
+			wsx_ring_at(d, 7);
+			for (i = 0; i < n; i++)
+				wsx_ring_put(v, wsx_fake(i));
+			want = wsx_steal_amount(policies[p], n);
+			got = wsx_ring_grab(v, d, d->tail, policies[p], &seen,
+					    &fails);
+			KUNIT_EXPECT_EQ_MSG(test, got, want,
+					    "policy %u, %u queued", p, n);
+			if (got)
+				KUNIT_EXPECT_EQ(test, seen, n);
+			KUNIT_EXPECT_EQ(test, fails, 0ULL);
+			for (i = 0; i < got; i++)
+				KUNIT_EXPECT_EQ(test,
+						wsx_fake_id(d->slots[(7 + i) &
+							    WSX_RING_MASK]), i);
+			KUNIT_EXPECT_EQ(test, wsx_ring_len(v), n - got);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, wsx_steal_amount(WSX_STEAL_HALF, 1), 1U);
+	KUNIT_EXPECT_EQ(test, wsx_steal_amount(WSX_STEAL_HALF, 255), 128U);
+}
+
+/* How many distinct Ps one round of the victim order visits. */
+static unsigned int order_round_visits(unsigned int start,
+				       unsigned int stride, unsigned int n)
+{
+	DECLARE_BITMAP(seen, 64);
+	unsigned int i, pos = start;
+
+	bitmap_zero(seen, 64);
+	for (i = 0; i < n; i++) {
+		__set_bit(pos, seen);
+		pos = wsx_order_next(pos, stride, n);
+	}
+	return bitmap_weight(seen, 64);
+}
+
+/* The victim order visits each P exactly once per round, for 1..64 Ps. */
+static void order_visits_every_p_once(struct kunit *test)
+{
+	unsigned int *strides = kunit_kcalloc(test, 64, sizeof(*strides),
+					      GFP_KERNEL);
+	unsigned int n, k, c, start;
+
+	KUNIT_ASSERT_NOT_NULL(test, strides);
+	for (n = 1; n <= 64; n++) {
+		k = wsx_coprimes_fill(strides, n);
+		KUNIT_EXPECT_GE(test, k, 1U);
+		for (c = 0; c < k; c++) {
+			for (start = 0; start < n; start++)
+				KUNIT_EXPECT_EQ(test,
+						order_round_visits(start,
+								   strides[c],
+								   n), n);
+		}
+	}
+}
+
+static void global_batch_formula(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, wsx_global_batch(0, 4, 0), 0U);
+	KUNIT_EXPECT_EQ(test, wsx_global_batch(1, 4, 0), 1U);
+	KUNIT_EXPECT_EQ(test, wsx_global_batch(20, 4, 0), 6U);	/* 20/4+1 */
+	KUNIT_EXPECT_EQ(test, wsx_global_batch(3, 1, 0), 3U);	/* len */
+	KUNIT_EXPECT_EQ(test, wsx_global_batch(10000, 2, 0), 128U);
+	KUNIT_EXPECT_EQ(test, wsx_global_batch(20, 4, 1), 1U);	/* tick */
+	KUNIT_EXPECT_EQ(test, wsx_global_batch(20, 0, 0), 20U);
+}
+
+/* ---- races: an owner against thieves -------------------------------- */
+
+#define RACE_ITEMS	200000
+#define RACE_THIEVES	2
+
+struct race {
+	struct wsx_ring *victim;
+	struct wsx_item *runnext;	/* the owner xchg's, thieves cmpxchg */
+	atomic_t *taken;		/* per id */
+	atomic_t done;
+	struct completion finished;
+	bool stop;
+};
+
+static void race_take(struct race *r, struct wsx_item *item)
+{
+	atomic_inc(&r->taken[wsx_fake_id(item)]);
+}
+
+static int race_thief(void *arg)
+{
+	struct race *r = arg;
+	struct wsx_ring *mine = kzalloc(sizeof(*mine), GFP_KERNEL);
+	struct wsx_item *next;
+	u32 n, i, seen;
+	u64 fails = 0;
+
+	while (mine && !READ_ONCE(r->stop)) {
+		wsx_ring_init(mine);
+		preempt_disable();
+		n = wsx_ring_grab(r->victim, mine, 0, WSX_STEAL_HALF, &seen,
+				  &fails);
+		preempt_enable();
+		for (i = 0; i < n; i++)
+			race_take(r, mine->slots[i]);
+		next = READ_ONCE(r->runnext);
+		if (next && cmpxchg(&r->runnext, next, NULL) == next)
+			race_take(r, next);
+		cond_resched();
+	}
+	kfree(mine);
+	if (atomic_inc_return(&r->done) == RACE_THIEVES)
+		complete(&r->finished);
+	return 0;
+}
+
+/*
+ * The owner pushes ids to its runnext (the old occupant to the ring) and
+ * takes from both, as wsx_runq_put()/wsx_runq_get() do, while two thieves
+ * steal half of its ring and its runnext.  Every id is taken exactly once.
+ */
+static void ring_and_runnext_race(struct kunit *test)
+{
+	struct race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct wsx_item *item;
+	unsigned long id, once = 0;
+	int t;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->victim = kunit_kzalloc(test, sizeof(*r->victim), GFP_KERNEL);
+	r->taken = kunit_kcalloc(test, RACE_ITEMS, sizeof(atomic_t),
+				 GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->victim);
+	KUNIT_ASSERT_NOT_NULL(test, r->taken);
+	wsx_ring_init(r->victim);
+	init_completion(&r->finished);
+	for (t = 0; t < RACE_THIEVES; t++) {
+		struct task_struct *thief;
+
+		thief = kthread_run(race_thief, r, "wsx_kunit/%d", t);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(thief));
+	}
+	for (id = 0; id < RACE_ITEMS; id++) {
+		item = xchg(&r->runnext, wsx_fake(id));
+		if (item && !wsx_ring_put(r->victim, item))
+			race_take(r, item);	/* full: the owner runs it */
+		if (id % 3 == 0) {
+			item = xchg(&r->runnext, NULL);
+			if (!item)
+				item = wsx_ring_get(r->victim);
+			if (item)
+				race_take(r, item);
+		}
+		if (id % 1024 == 0)
+			cond_resched();
+	}
+	while ((item = wsx_ring_get(r->victim)))
+		race_take(r, item);
+	item = xchg(&r->runnext, NULL);
+	if (item)
+		race_take(r, item);
+	WRITE_ONCE(r->stop, true);
+	wait_for_completion(&r->finished);
+	for (id = 0; id < RACE_ITEMS; id++)
+		once += atomic_read(&r->taken[id]) == 1;
+	KUNIT_EXPECT_EQ(test, once, (unsigned long)RACE_ITEMS);
+}
+
+static struct kunit_case wsx_ring_cases[] = {
+	KUNIT_CASE(ring_fifo_full_empty),
+	KUNIT_CASE(ring_wraps_32_bit_indices),
+	KUNIT_CASE(ring_take_half_only_when_full),
+	KUNIT_CASE(ring_grab_amounts),
+	KUNIT_CASE(order_visits_every_p_once),
+	KUNIT_CASE(global_batch_formula),
+	KUNIT_CASE(ring_and_runnext_race),
+	{}
+};
+
+static struct kunit_suite wsx_ring_suite = {
+	.name = "wsx_ring",
+	.test_cases = wsx_ring_cases,
+};
+
+kunit_test_suite(wsx_ring_suite);
+
+MODULE_DESCRIPTION("KUnit tests of wsx's ring and scheduling formulas");
+MODULE_LICENSE("GPL");
