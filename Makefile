@@ -85,3 +85,21 @@ bench:
 svg:
 	@$(MAKE) --no-print-directory all
 	@scripts/timeline-svg docs/seeds-timeline.svg
+
+## check-matrix  DKMS-build wsx for Debian's 6.1, 6.12 and 6.12-rt kernels
+##               and run the kselftests on each in the VM (installs the
+##               6.12 kernels when missing; see scripts/check-matrix)
+.PHONY: check-matrix
+check-matrix:
+	@scripts/deps
+	@$(MAKE) --no-print-directory userlib selftests
+	@scripts/check-matrix
+
+## check-debug   the KUnit tests and the kselftests on the KASAN + lockdep
+##               and KCSAN + lockdep kernels built from linux-source-6.1
+##               (built once, ~25 min each, cached; see scripts/check-debug)
+.PHONY: check-debug
+check-debug:
+	@scripts/deps
+	@$(MAKE) --no-print-directory userlib selftests
+	@scripts/check-debug

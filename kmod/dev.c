@@ -28,6 +28,7 @@
 
 #include <linux/wsx.h>
 
+#include "compat.h"
 #include "ops.h"
 #include "sched.h"
 #include "wsx_internal.h"
@@ -236,6 +237,11 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 		return -E2BIG;
 	ureqs = u64_to_user_ptr(sub.items);
 	for (i = 0; i < sub.count; i++) {
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		cond_resched();
 		if (copy_from_user(&req, &ureqs[i], sizeof(req))) {
 			err = -EFAULT;
 			break;
@@ -421,7 +427,7 @@ static const struct file_operations wsx_fops = {
 	.unlocked_ioctl	= wsx_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.poll		= wsx_poll,
-	.llseek		= no_llseek,
+	.llseek		= wsx_no_llseek,
 };
 
 static struct miscdevice wsx_misc = {

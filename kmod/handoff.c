@@ -64,9 +64,11 @@ static void wsx_m_give(struct wsx_m *to, struct wsx_p *p)
 }
 
 /**
- * wsx_m_create - start a new M holding a P
+ * wsx_m_create - create a new M holding a P, not yet running
  * @p:		the P it holds from the start
  * @extra:	an M beyond one per P: refused at max_threads
+ *
+ * Start it with wsx_m_start().
  *
  * Return: the M, or NULL when out of memory or at max_threads.  Sleeps.
  */
@@ -106,24 +108,42 @@ struct wsx_m *wsx_m_create(struct wsx_p *p, bool extra)
 	spin_unlock(&wsx_sched.mlock);
 	WRITE_ONCE(p->m, m);
 	wsx_m_take_p(m, p);
-	wake_up_process(m->task);
-	if (extra)
-		mod_delayed_work(system_wq, &wsx_reaper_work,
-				 msecs_to_jiffies(READ_ONCE(wsx_idle_thread_ms)));
 	return m;
 }
 
+/**
+ * wsx_m_start - let an M created by wsx_m_create() run
+ * @m:	the M; it may give its P up and, if a spare, exit at once
+ */
+void wsx_m_start(struct wsx_m *m)
+{
+	wake_up_process(m->task);
+	/* a hint only: the reaper itself looks again under mlock */
+	if (data_race(wsx_sched.nthreads) > wsx_sched.nprocs)
+		mod_delayed_work(system_wq, &wsx_reaper_work,
+				 msecs_to_jiffies(READ_ONCE(wsx_idle_thread_ms)));
+}
+
 /* Hand @p to a spare M: one from the pool, else a new one.  Sleeps. */
-static struct wsx_m *wsx_p_to_spare(struct wsx_p *p)
+static struct wsx_m *wsx_p_to_spare(struct wsx_p *p, unsigned int *id)
 {
 	struct wsx_m *m;
 
 	spin_lock(&wsx_sched.mlock);
 	m = list_first_entry_or_null(&wsx_sched.mpool, struct wsx_m, node);
-	if (m)
+	if (m) {
+		*id = m->id;
 		wsx_m_give(m, p);
+	}
 	spin_unlock(&wsx_sched.mlock);
-	return m ?: wsx_m_create(p, true);
+	if (!m) {
+		m = wsx_m_create(p, true);
+		if (m) {
+			*id = m->id;
+			wsx_m_start(m);
+		}
+	}
+	return m;
 }
 
 /**
@@ -261,8 +281,10 @@ void wsx_m_block_end(struct wsx_m *m)
 void wsx_block_begin(void)
 {
 	struct wsx_m *m = wsx_current_m(), *spare;
+	unsigned int spare_id;
 	struct wsx_p *p;
 
+	might_sleep();
 	if (!m || !m->p || m->blocked)
 		return;
 	p = m->p;
@@ -272,7 +294,7 @@ void wsx_block_begin(void)
 	WRITE_ONCE(p->cur, NULL);	/* the monitor must not flag it again */
 	m->lastp = p;
 	WRITE_ONCE(m->p, NULL);
-	spare = wsx_p_to_spare(p);
+	spare = wsx_p_to_spare(p, &spare_id);
 	if (!spare) {
 		/* no M to be had: keep the P, its queue waits */
 		WRITE_ONCE(m->p, p);
@@ -280,7 +302,8 @@ void wsx_block_begin(void)
 	}
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	atomic64_inc(&wsx_sched.handoffs);
-	trace_wsx_handoff(m->id, p->id, spare->id);
+	/* the spare may have given the P up and exited by now: not spare->id */
+	trace_wsx_handoff(m->id, p->id, spare_id);
 }
 EXPORT_SYMBOL_GPL(wsx_block_begin);
 
@@ -307,13 +330,14 @@ EXPORT_SYMBOL_GPL(wsx_block_end);
  * ms, beside cond_resched()): when the monitor found the item running for
  * longer than long_item_ms, the item's M hands its P to another M, as for
  * a blocking section that lasts until the item returns, and the items
- * queued behind it run meanwhile.
+ * queued behind it run meanwhile.  May sleep (it may start a kthread).
  */
 void wsx_cond_handoff(void)
 {
 	struct wsx_m *m = wsx_current_m();
 	struct wsx_p *p;
 
+	might_sleep();
 	if (!m || !READ_ONCE(m->handoff_req))
 		return;
 	WRITE_ONCE(m->handoff_req, false);
@@ -349,10 +373,12 @@ static void wsx_reaper_fn(struct work_struct *work)
 	}
 	again |= wsx_sched.nthreads > wsx_sched.nprocs;
 	spin_unlock(&wsx_sched.mlock);
-	list_for_each_entry_safe(m, tmp, &doomed, all) {
+	list_for_each_entry(m, &doomed, all)
 		kthread_stop(m->task);
+	/* the monitor and hotplug read a P's holder under RCU: wait for them */
+	synchronize_rcu();
+	list_for_each_entry_safe(m, tmp, &doomed, all)
 		kfree(m);
-	}
 	if (again)
 		schedule_delayed_work(&wsx_reaper_work, idle ?: 1);
 }

@@ -125,8 +125,8 @@ static int __init wsx_init(void)
 fail_dev:
 	wsx_debugfs_exit();
 	cpuhp_remove_state(wsx_hp_state);
-	wsx_monitor_stop();
 fail_hp:
+	wsx_monitor_stop();	/* the failed setup's Ms may have kicked it */
 	wsx_sched_exit();
 fail_sched:
 	wsx_ops_exit();

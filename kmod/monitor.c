@@ -54,15 +54,18 @@ static bool wsx_monitor_check(struct wsx_p *p, u64 limit_ns)
 	seq = READ_ONCE(p->cur_seq);
 	if (seq == p->mon_seq)
 		return true;
+	/* under RCU: the holder read may be a spare M being reaped */
+	rcu_read_lock();
 	m = READ_ONCE(p->m);
 	/* racy by nature: the scheduler updates it at ticks and switches */
 	used = data_race(m->task->se.sum_exec_runtime) -
 	       READ_ONCE(p->cur_runtime);
-	if ((s64)used < (s64)limit_ns)
-		return true;
-	p->mon_seq = seq;
-	atomic64_inc(&p->stats.long_items);
-	WRITE_ONCE(m->handoff_req, true);
+	if ((s64)used >= (s64)limit_ns) {
+		p->mon_seq = seq;
+		atomic64_inc(&p->stats.long_items);
+		WRITE_ONCE(m->handoff_req, true);
+	}
+	rcu_read_unlock();
 	return true;
 }
 

@@ -239,7 +239,7 @@ static void wsx_spawn_fn(struct wsx_item *item)
 	for (i = 0; i < node->spawn.fanout; i++) {
 		child = wsx_node_alloc(node->type, item->job);
 		if (!child) {
-			item->job->status = -ENOMEM;
+			WRITE_ONCE(item->job->status, -ENOMEM);
 			break;
 		}
 		child->spawn = node->spawn;
@@ -293,7 +293,7 @@ static bool wsx_join_fork(struct wsx_node *node, struct wsx_node *child[2])
 			wsx_node_free(child[0]);
 		if (child[1])
 			wsx_node_free(child[1]);
-		node->item.job->status = -ENOMEM;
+		WRITE_ONCE(node->item.job->status, -ENOMEM);
 		return false;
 	}
 	atomic_set(&node->fj.join.pending, 2);

@@ -5,7 +5,9 @@
  * The model is the Go runtime's.  A P (logical processor) owns the runnable
  * work of one CPU; an M (a kthread "wsx/<n>") runs items only while it holds
  * a P.  There is one P per online CPU by default (module parameter nprocs),
- * and for now exactly one M per P, bound to the P's CPU.
+ * and one M per P to start with; an M holding a P runs on the P's CPU.  Ms
+ * beyond those come and go with blocking sections (handoff.c), so which M
+ * holds a P changes: p->m is its current holder.
  *
  * Where runnable items live
  * -------------------------
@@ -75,17 +77,19 @@
  * its own inbox, which are where others queue without waking it.
  *
  * The idle bit of a P (wsx_sched.pidle) is the token of the wakeup: the one
- * who clears it (a waker, or the parking M taking its P back) owns the M's
- * wakeup.  A waker writes m->wake_spinning, then sets m->woken with a
+ * who clears it (a waker, or the parking M taking its P back, or an M
+ * leaving a blocking section taking the P: handoff.c) owns the M's wakeup.
+ * A waker writes m->wake_spinning (and lose_p), then sets m->woken with a
  * store-release; the M reads woken with a load-acquire before it reads
- * wake_spinning.  Nobody else writes either field.
+ * them, then clears woken itself.  Nobody else writes these fields.
  *
- * CPU hotplug: the offline callback clears want_online, waits for an RCU
- * grace period (submitters test want_online under rcu_read_lock() before
- * adding to the inbox, so after the grace period nobody adds), then wakes the
- * M, which moves everything queued on its P - inbox, runnext and ring - to
- * the global queue and acknowledges.  The online callback rebinds the M and
- * sets want_online again.
+ * CPU hotplug: the offline callback clears want_online and wakes the P's
+ * holder, which waits for an RCU grace period (submitters test want_online
+ * under rcu_read_lock() before adding to the inbox, so after the grace
+ * period nobody adds), moves everything queued on its P - inbox, backlog,
+ * runnext and ring - to the global queue and acknowledges; the callback
+ * waits for that, so it waits for the item the holder is running.  The
+ * online callback sets want_online again and the holder rebinds itself.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -246,7 +250,7 @@ static void wsx_wakep(void)
 		atomic_dec(&wsx_sched.nmspinning);
 		return;
 	}
-	wsx_m_wake(p->m, true);
+	wsx_m_wake(READ_ONCE(p->m), true);
 }
 
 /* After queueing on @p's inbox: only @p's M can take it, wake it if idle. */
@@ -254,7 +258,7 @@ static void wsx_wake_p(struct wsx_p *p)
 {
 	smp_mb();	/* StoreLoad: the inbox item before the idle bit */
 	if (wsx_pidle_claim(p))
-		wsx_m_wake(p->m, false);
+		wsx_m_wake(READ_ONCE(p->m), false);
 }
 
 /* ---- the local run queue ------------------------------------------- */
@@ -546,7 +550,8 @@ static bool wsx_work_visible(struct wsx_p *p, bool was_spinning)
 	if (READ_ONCE(wsx_sched.glen) || !llist_empty(&p->inbox) ||
 	    READ_ONCE(p->backlog_len))
 		return true;
-	if (!was_spinning)
+	/* other Ps' rings matter only to an M that may steal from them */
+	if (!was_spinning || wsx_sched.steal_policy == WSX_STEAL_NONE)
 		return false;
 	for (id = 0; id < wsx_sched.nprocs; id++) {
 		struct wsx_p *other = wsx_sched.ps[id];
@@ -571,15 +576,17 @@ static void wsx_m_unpark(struct wsx_m *m)
 	/* acquire: wake_spinning and lose_p were written before woken */
 	if (smp_load_acquire(&m->woken)) {
 		WRITE_ONCE(m->woken, false);
-		wsx_stat_inc(m->p, wakeups);
 		if (READ_ONCE(m->lose_p)) {
 			/* an M leaving a blocking section took the P */
 			WRITE_ONCE(m->lose_p, false);
 			m->lastp = m->p;
 			WRITE_ONCE(m->p, NULL);
-		} else if (READ_ONCE(m->wake_spinning)) {
-			m->spinning = true;
-			wsx_stat_inc(m->p, spins);
+		} else {
+			wsx_stat_inc(m->p, wakeups);
+			if (READ_ONCE(m->wake_spinning)) {
+				m->spinning = true;
+				wsx_stat_inc(m->p, spins);
+			}
 		}
 	}
 	WRITE_ONCE(m->parked, false);
@@ -595,12 +602,17 @@ static void wsx_m_park(struct wsx_m *m)
 		m->spinning = false;
 		atomic_dec(&wsx_sched.nmspinning);
 	}
+	wsx_stat_inc(p, parks);
 	/* idle the P, or give it to an M leaving a blocking section */
-	if (wsx_m_idle_p(m))
+	if (wsx_m_idle_p(m)) {
+		/* a queuer may have relied on our spinning: hand it on */
+		if (was_spinning)
+			wsx_wakep();
 		return;
+	}
 	WRITE_ONCE(m->parked, true);
 	/* StoreLoad: pairs with smp_mb() in wsx_wakep() and wsx_wake_p() */
-	smp_mb__after_atomic();
+	smp_mb();
 
 	if (wsx_work_visible(p, was_spinning) && wsx_pidle_reclaim(m)) {
 		WRITE_ONCE(m->parked, false);
@@ -608,7 +620,6 @@ static void wsx_m_park(struct wsx_m *m)
 			wsx_m_spin(m);
 		return;
 	}
-	wsx_stat_inc(p, parks);
 	trace_wsx_park(m->id);
 	/* acquire: pairs with the waker's release in wsx_m_wake() */
 	wait_event_idle(m->wq, smp_load_acquire(&m->woken) ||
@@ -658,6 +669,13 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
+	/*
+	 * A submitter that saw want_online still true may be adding to the
+	 * inbox: let it finish (it does so under rcu_read_lock()) before the
+	 * drain, since this M may have seen want_online cleared long before
+	 * a grace period has passed.
+	 */
+	synchronize_rcu();
 	wsx_p_drain(p);
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	WRITE_ONCE(p->m_online, false);
@@ -771,7 +789,8 @@ int wsx_m_main(void *arg)
 /* The M running the caller, or NULL when the caller is not an M. */
 struct wsx_m *wsx_current_m(void)
 {
-	if (!(current->flags & PF_KTHREAD) ||
+	/* an interrupt on an M's CPU is not that M */
+	if (!in_task() || !(current->flags & PF_KTHREAD) ||
 	    kthread_func(current) != wsx_m_main)
 		return NULL;
 	return kthread_data(current);
@@ -785,7 +804,8 @@ struct wsx_m *wsx_current_m(void)
  *
  * The new item runs next on this CPU unless a thief takes it; the item that
  * held runnext moves to the ring's tail.  Called outside an M, or in a
- * blocking section, it falls back to wsx_queue(@item, WSX_WHERE_LOCAL, 0).
+ * blocking section that handed its P off, it falls back to
+ * wsx_queue(@item, WSX_WHERE_LOCAL, 0).
  */
 void wsx_spawn(struct wsx_item *item)
 {
@@ -867,7 +887,8 @@ int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
 }
 
 /**
- * wsx_queue - queue @item from outside (any context)
+ * wsx_queue - queue @item from outside (any context but hard interrupts on
+ * PREEMPT_RT, where the queues' spinlocks sleep)
  * @item:	initialised with wsx_item_init()
  * @where:	WSX_WHERE_LOCAL: the P of the calling CPU (the global queue if
  *		that CPU has no P); WSX_WHERE_P: P number @p;
@@ -929,6 +950,8 @@ void wsx_sched_reset_stats(void)
 			     offsetof(struct wsx_pstats, stolen_from) /
 			     sizeof(u64));
 		atomic64_set(&p->stats.stolen_from, 0);
+		atomic64_set(&p->stats.long_items, 0);
+		atomic64_set(&p->stats.rescued, 0);
 		wsx_zero_u64(&p->hist.latency[0][0],
 			     sizeof(p->hist.latency) / sizeof(u64));
 		wsx_zero_u64(p->hist.steal_size, WSX_STEAL_BUCKETS);
@@ -939,6 +962,7 @@ void wsx_sched_reset_stats(void)
 	WRITE_ONCE(wsx_sched.gputs, 0);
 	WRITE_ONCE(wsx_sched.ggets, 0);
 	spin_unlock_irqrestore(&wsx_sched.glock, flags);
+	atomic64_set(&wsx_sched.handoffs, 0);
 }
 
 /* ---- CPU hotplug ------------------------------------------------------ */
@@ -951,7 +975,9 @@ int wsx_sched_cpu_online(unsigned int cpu)
 		return 0;
 	atomic_inc(&wsx_sched.nponline);
 	WRITE_ONCE(p->want_online, true);
+	rcu_read_lock();
 	wake_up(&READ_ONCE(p->m)->wq);
+	rcu_read_unlock();
 	return 0;
 }
 
@@ -962,9 +988,13 @@ int wsx_sched_cpu_offline(unsigned int cpu)
 	if (!p)
 		return 0;
 	WRITE_ONCE(p->want_online, false);
-	synchronize_rcu();	/* no submitter adds to the inbox after this */
-	/* the P's holder, or the M it is being handed to, sees want_online */
+	/*
+	 * The P's holder, or the M it is being handed to, sees want_online;
+	 * under RCU: the holder read here may be a spare M being reaped.
+	 */
+	rcu_read_lock();
 	wake_up(&READ_ONCE(p->m)->wq);
+	rcu_read_unlock();
 	wait_event(p->ack_wq, !READ_ONCE(p->m_online));
 	atomic_dec(&wsx_sched.nponline);
 	return 0;
@@ -1032,6 +1062,7 @@ static void wsx_sched_free(void)
 int wsx_sched_init(const struct wsx_sched_params *params)
 {
 	unsigned int n = params->nprocs, i = 0, cpu;
+	struct wsx_m *m;
 
 	wsx_sched.steal_policy = params->steal_policy;
 	wsx_sched.global_tick = params->global_tick;
@@ -1060,8 +1091,10 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 		wsx_sched.ps[i] = wsx_p_create(i, cpu, n);
 		if (!wsx_sched.ps[i])
 			goto fail;
-		if (!wsx_m_create(wsx_sched.ps[i], false))
+		m = wsx_m_create(wsx_sched.ps[i], false);
+		if (!m)
 			goto fail;
+		wsx_m_start(m);
 		wsx_sched.cpu_p[cpu] = wsx_sched.ps[i];
 		i++;
 	}

@@ -86,7 +86,7 @@ struct wsx_m;
 struct wsx_p {
 	unsigned int id;			/* I */
 	unsigned int cpu;			/* I */
-	struct wsx_m *m;			/* I: the M bound to it */
+	struct wsx_m *m;		/* its holder: see handoff.c */
 
 	struct wsx_ring ring;			/* see wsx_ring.h */
 	struct wsx_item *runnext ____cacheline_aligned_in_smp; /* X */
@@ -194,6 +194,7 @@ void wsx_m_wake(struct wsx_m *m, bool spinning);
 
 /* handoff.c: Ms without a P, blocking sections */
 struct wsx_m *wsx_m_create(struct wsx_p *p, bool extra);
+void wsx_m_start(struct wsx_m *m);
 void wsx_m_destroy_all(void);
 bool wsx_m_pool_wait(struct wsx_m *m);
 bool wsx_m_idle_p(struct wsx_m *m);

@@ -41,7 +41,7 @@
 #include "wsx_internal.h"
 
 /* Longest schedtrace line: the head, then up to 11 bytes per P. */
-#define WSX_SCHEDTRACE_MAX	(256 + 11 * NR_CPUS)
+#define WSX_SCHEDTRACE_MAX	(256 + 11 * wsx_sched.nprocs)
 
 static struct dentry *wsx_debugfs_dir;
 
@@ -246,6 +246,8 @@ static void wsx_scheddetail_print(void)
 	struct wsx_m *m;
 	unsigned int id;
 
+	/* under mlock: a P's holder cannot be reaped meanwhile */
+	spin_lock(&wsx_sched.mlock);
 	for (id = 0; id < wsx_sched.nprocs; id++) {
 		struct wsx_p *p = wsx_sched.ps[id];
 
@@ -256,7 +258,6 @@ static void wsx_scheddetail_print(void)
 			wsx_ring_len(&p->ring), !!READ_ONCE(p->runnext),
 			READ_ONCE(p->ntimers));
 	}
-	spin_lock(&wsx_sched.mlock);
 	list_for_each_entry(m, &wsx_sched.mall, all) {
 		struct wsx_p *p = READ_ONCE(m->p);
 

@@ -3,7 +3,8 @@
  * Blocking handoff and the long-item monitor, one scenario per run
  * (wsx_block.sh loads the module with the parameters each one needs):
  *
- *   handoff    2 SLEEP(200 ms) then 1000 SPIN(10 us) items on P0: the
+ *   handoff    2 SLEEP(200 ms) then 1000 SPIN(10 us) items (WSX_SCALE
+ *              divides) on P0: the
  *              sleepers hand P0 to other Ms, so every SPIN finishes before
  *              the first sleep ends, and no more than max_threads Ms ever
  *              exist.
@@ -41,6 +42,8 @@ static int before_first(size_t nfirst, size_t n, __u64 *first_end)
 
 static int scenario_sleep(int fd, bool expect_handoff)
 {
+	/* slow debug kernels scale the work down (WSX_SCALE) */
+	int nspin = wsx_test_scaled(1000, 100);
 	char param[32];
 	long long threads_max, handoffs0, handoffs1;
 	__u64 end;
@@ -49,32 +52,33 @@ static int scenario_sleep(int fd, bool expect_handoff)
 	for (int i = 0; i < 2; i++)
 		reqs[i] = wsx_test_req(WSX_OP_SLEEP, i, WSX_PLACE_P, 0,
 				       200000, 0, 0);
-	for (int i = 2; i < 1002; i++)
+	for (int i = 2; i < 2 + nspin; i++)
 		reqs[i] = wsx_test_req(WSX_OP_SPIN, i, WSX_PLACE_P, 0,
 				       10000, 0, 0);
 	wsx_test_read_debugfs("stats", stats, sizeof(stats));
 	handoffs0 = wsx_test_stat(stats, -1, "handoffs");
-	if (wsx_test_collect(fd, reqs, 1002, recs))
+	if (wsx_test_collect(fd, reqs, 2 + nspin, recs))
 		ksft_exit_fail_msg("the run failed\n");
 	wsx_test_read_debugfs("stats", stats, sizeof(stats));
 	handoffs1 = wsx_test_stat(stats, -1, "handoffs");
 	threads_max = wsx_test_stat(stats, -1, "threads_max");
 	wsx_test_param("max_threads", param, sizeof(param));
 	max_threads = atoi(param);
-	early = before_first(2, 1002, &end);
-	ksft_print_msg("%d of 1000 SPIN items finished before the first sleep ended; %lld handoffs, at most %lld threads (max_threads %d)\n",
-		       early, handoffs1 - handoffs0, threads_max, max_threads);
+	early = before_first(2, 2 + nspin, &end);
+	ksft_print_msg("%d of %d SPIN items finished before the first sleep ended; %lld handoffs, at most %lld threads (max_threads %d)\n",
+		       early, nspin, handoffs1 - handoffs0, threads_max,
+		       max_threads);
 	ksft_test_result(threads_max <= max_threads,
 			 "threads never exceed max_threads\n");
 	if (expect_handoff) {
 		ksft_test_result(handoffs1 - handoffs0 >= 2,
 				 "both sleepers handed their P off\n");
-		ksft_test_result(early == 1000,
+		ksft_test_result(early == nspin,
 				 "every SPIN item finished before the sleeps\n");
 	} else {
 		ksft_test_result(handoffs1 == handoffs0,
 				 "no handoff without a spare M\n");
-		ksft_test_result(early < 1000,
+		ksft_test_result(early < nspin,
 				 "the queue waited for a sleep to end\n");
 	}
 	return 3;

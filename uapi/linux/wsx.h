@@ -215,6 +215,7 @@ struct wsx_wait {
  *			-EAGAIN	the per-session or total in-flight limit is
  *				reached: wait for completions and retry
  *			-ENOMEM	out of memory
+ *			-EINTR	the caller is being killed
  * WSX_IOC_WAIT		-EFAULT	bad pointer
  *			-EINVAL	max 0, min over max, reserved not zero
  *			-E2BIG	max over WSX_WAIT_MAX
