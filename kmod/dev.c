@@ -28,7 +28,6 @@
 
 #include <linux/wsx.h>
 
-#include "compat.h"
 #include "ops.h"
 #include "sched.h"
 #include "wsx_internal.h"
@@ -427,7 +426,7 @@ static const struct file_operations wsx_fops = {
 	.unlocked_ioctl	= wsx_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.poll		= wsx_poll,
-	.llseek		= wsx_no_llseek,
+	/* no .llseek: nonseekable_open() makes lseek() fail with -ESPIPE */
 };
 
 static struct miscdevice wsx_misc = {

@@ -602,7 +602,9 @@ static void wsx_m_park(struct wsx_m *m)
 		m->spinning = false;
 		atomic_dec(&wsx_sched.nmspinning);
 	}
+	/* counted as it starts to park: the P may be another M's below */
 	wsx_stat_inc(p, parks);
+	trace_wsx_park(m->id);
 	/* idle the P, or give it to an M leaving a blocking section */
 	if (wsx_m_idle_p(m)) {
 		/* a queuer may have relied on our spinning: hand it on */
@@ -620,7 +622,6 @@ static void wsx_m_park(struct wsx_m *m)
 			wsx_m_spin(m);
 		return;
 	}
-	trace_wsx_park(m->id);
 	/* acquire: pairs with the waker's release in wsx_m_wake() */
 	wait_event_idle(m->wq, smp_load_acquire(&m->woken) ||
 			!READ_ONCE(p->want_online) || kthread_should_stop());
