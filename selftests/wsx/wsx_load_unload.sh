@@ -40,9 +40,11 @@ while [ $i -lt $ROUNDS ]; do
 	[ $i = 0 ] && check "/dev/wsx removed" test ! -e /dev/wsx
 	[ $i = 0 ] && check "debugfs dir removed" test ! -e $WSX_DEBUGFS
 	# the first rounds warm up caches the module's code touches
-	[ $i = 9 ] && base=$(sunreclaim_kb)
+	# let RCU-deferred frees (kthreads, files) finish before measuring
+	[ $i = 9 ] && sleep 1 && base=$(sunreclaim_kb)
 	i=$((i + 1))
 done
+sleep 1
 after=$(sunreclaim_kb)
 
 check "no /sys/module/wsx" test ! -e /sys/module/wsx
@@ -52,8 +54,14 @@ check "no wsx slab cache left" sh -c '! grep -q "^wsx" /proc/slabinfo'
 grew=$((after - base))
 echo "# SUnreclaim after round 10: ${base} kB, after round $ROUNDS: ${after} kB"
 limit=$(( (ROUNDS - 10) * 4 ))
-check "unreclaimable slab grew ${grew} kB over $((ROUNDS - 10)) rounds (limit ${limit} kB)" \
-	test "$grew" -le "$limit"
+if dmesg | grep -q 'KernelAddressSanitizer initialized'; then
+	# freed objects wait in KASAN's quarantine, still counted as slab;
+	# kmem_cache_destroy() of wsx's caches still reports any leak there
+	echo "# KASAN kernel: slab growth not checked"
+else
+	check "unreclaimable slab grew ${grew} kB over $((ROUNDS - 10)) rounds (limit ${limit} kB)" \
+		test "$grew" -le "$limit"
+fi
 
 [ $was_loaded = 1 ] && wsx_load
 [ $fail = 0 ] && exit $KSFT_PASS
