@@ -24,18 +24,30 @@ static struct wsx_completion recs[1101];
 static struct wsx_req reqs[1101];
 static char stats[1 << 16];
 
-/* Run @n requests; returns how many of recs[from..n) finished before the
- * earliest finish among recs[0..nfirst). */
+/*
+ * How many of recs[nfirst..n) finished before the earliest finish among
+ * recs[0..nfirst); prints when, from the first queueing, that earliest one
+ * and the last of the others finished.
+ */
 static int before_first(size_t nfirst, size_t n, __u64 *first_end)
 {
-	__u64 end = ~0ULL;
+	__u64 end = ~0ULL, start = ~0ULL, last = 0;
 	int count = 0;
 
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].queued_ns < start)
+			start = recs[i].queued_ns;
 	for (size_t i = 0; i < nfirst; i++)
 		if (recs[i].finished_ns < end)
 			end = recs[i].finished_ns;
-	for (size_t i = nfirst; i < n; i++)
+	for (size_t i = nfirst; i < n; i++) {
 		count += recs[i].finished_ns < end;
+		if (recs[i].finished_ns > last)
+			last = recs[i].finished_ns;
+	}
+	ksft_print_msg("from the first queueing: the first long item ended at %llu ms, the last short one at %llu ms\n",
+		       (unsigned long long)(end - start) / MS,
+		       (unsigned long long)(last - start) / MS);
 	*first_end = end;
 	return count;
 }
