@@ -393,6 +393,9 @@ static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 	struct wsx_crc_buf *buf;
 	long pinned;
 
+	/* kernels differ on ranges that wrap or leave userspace: say EFAULT */
+	if (!access_ok(u64_to_user_ptr(req->args[0]), req->args[1]))
+		return -EFAULT;
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;

@@ -749,7 +749,8 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 		job->cpu = raw_smp_processor_id();
 	}
 	wsx_item_account_start(p, item, m);
-	WRITE_ONCE(p->cur_runtime, current->se.sum_exec_runtime);
+	/* the scheduler's tick updates it under us: a snapshot is enough */
+	WRITE_ONCE(p->cur_runtime, data_race(current->se.sum_exec_runtime));
 	WRITE_ONCE(p->cur_seq, p->cur_seq + 1);
 	WRITE_ONCE(p->cur, item);
 	item->fn(item);		/* from here on the item is not ours */
