@@ -304,21 +304,28 @@ static const struct kernel_param_ops wsx_schedtrace_ms_ops = {
 module_param_cb(schedtrace_ms, &wsx_schedtrace_ms_ops, &schedtrace_ms, 0644);
 MODULE_PARM_DESC(schedtrace_ms, "Print the schedtrace line to the kernel log every this many ms (0: off)");
 
+static const struct {
+	const char *name;
+	umode_t mode;
+	const struct file_operations *fops;
+} wsx_debugfs_files[] = {
+	{ "stats", 0400, &wsx_stats_fops },
+	{ "schedtrace", 0400, &wsx_schedtrace_fops },
+	{ "steal_log", 0400, &wsx_steal_log_fops },
+	{ "latency", 0400, &wsx_latency_fops },
+	{ "steals", 0400, &wsx_steals_fops },
+	{ "reset", 0200, &wsx_reset_fops },
+};
+
 void wsx_debugfs_init(void)
 {
+	unsigned int i;
+
 	wsx_debugfs_dir = debugfs_create_dir("wsx", NULL);
-	debugfs_create_file("stats", 0400, wsx_debugfs_dir, NULL,
-			    &wsx_stats_fops);
-	debugfs_create_file("schedtrace", 0400, wsx_debugfs_dir, NULL,
-			    &wsx_schedtrace_fops);
-	debugfs_create_file("steal_log", 0400, wsx_debugfs_dir, NULL,
-			    &wsx_steal_log_fops);
-	debugfs_create_file("latency", 0400, wsx_debugfs_dir, NULL,
-			    &wsx_latency_fops);
-	debugfs_create_file("steals", 0400, wsx_debugfs_dir, NULL,
-			    &wsx_steals_fops);
-	debugfs_create_file("reset", 0200, wsx_debugfs_dir, NULL,
-			    &wsx_reset_fops);
+	for (i = 0; i < ARRAY_SIZE(wsx_debugfs_files); i++)
+		debugfs_create_file(wsx_debugfs_files[i].name,
+				    wsx_debugfs_files[i].mode, wsx_debugfs_dir,
+				    NULL, wsx_debugfs_files[i].fops);
 	if (schedtrace_ms)
 		schedule_delayed_work(&wsx_schedtrace_work, 0);
 }

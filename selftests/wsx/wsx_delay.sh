@@ -7,14 +7,7 @@ DIR=$(dirname "$0")
 . "$DIR/wsx_lib.sh"
 wsx_need_root_and_module
 
-cpus=""
-for c in 1 2 3; do
-	[ -w /sys/devices/system/cpu/cpu$c/online ] && cpus="$cpus $c"
-done
-if [ -z "$cpus" ]; then
-	echo "# SKIP no CPU among 1-3 can go offline here"
-	exit $KSFT_SKIP
-fi
+wsx_hotplug_cpus
 "$DIR/wsx_delay_test" &
 test=$!
 for i in 1 2 3 4 5; do

@@ -10,14 +10,7 @@ DIR=$(dirname "$0")
 wsx_need_root_and_module
 
 ROUNDS=${WSX_HOTPLUG_ROUNDS:-20}
-cpus=""
-for c in 1 2 3; do
-	[ -w /sys/devices/system/cpu/cpu$c/online ] && cpus="$cpus $c"
-done
-if [ -z "$cpus" ]; then
-	echo "# SKIP no CPU among 1-3 can go offline here"
-	exit $KSFT_SKIP
-fi
+wsx_hotplug_cpus
 
 stop=$(mktemp -u /tmp/wsx-hotplug-stop.XXXXXX)
 "$DIR/wsx_hotplug_load" "$stop" &

@@ -32,6 +32,19 @@ wsx_reload() {
 	wsx_load "$@"
 }
 
+# wsx_hotplug_cpus: those of CPUs 1-3 that can go offline here; skips
+# (exit 4) with the reason when there is none
+wsx_hotplug_cpus() {
+	cpus=""
+	for c in 1 2 3; do
+		[ -w /sys/devices/system/cpu/cpu$c/online ] && cpus="$cpus $c"
+	done
+	if [ -z "$cpus" ]; then
+		echo "# SKIP no CPU among 1-3 can go offline here"
+		exit $KSFT_SKIP
+	fi
+}
+
 # wsx_need_root_and_module: skip (exit 4) with the reason when the test
 # cannot run here
 wsx_need_root_and_module() {

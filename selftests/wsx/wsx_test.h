@@ -173,17 +173,25 @@ static inline int wsx_test_collect(int fd, struct wsx_req *reqs, size_t n,
 			    30LL * 1000000000);
 }
 
-/* The module parameter @name as text in @buf; -errno. */
-static inline int wsx_test_param(const char *name, char *buf, size_t len)
+/* Open the module parameter file of @name with @flags; fd or -errno. */
+static inline int wsx_test_param_open(const char *name, int flags)
 {
 	char path[128];
-	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/sys/module/wsx/parameters/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The module parameter @name as text in @buf; -errno. */
+static inline int wsx_test_param(const char *name, char *buf, size_t len)
+{
+	int fd = wsx_test_param_open(name, O_RDONLY);
+	ssize_t n;
+
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n < 0)
@@ -272,14 +280,11 @@ static inline __u64 wsx_test_now_ns(void)
 /* Write @val to the module parameter @name; 0 or -errno. */
 static inline int wsx_test_param_set(const char *name, const char *val)
 {
-	char path[128];
+	int fd = wsx_test_param_open(name, O_WRONLY);
 	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/sys/module/wsx/parameters/%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = write(fd, val, strlen(val));
 	n = n < 0 ? -errno : 0;
 	close(fd);
