@@ -25,121 +25,93 @@
 #include <linux/tracepoint.h>
 
 TRACE_EVENT(wsx_item_queue,
-	TP_PROTO(const void *item, int p),
-	TP_ARGS(item, p),
-	TP_STRUCT__entry(
-		__field(const void *, item)
-		__field(int, p)
-	),
-	TP_fast_assign(
-		__entry->item = item;
-		__entry->p = p;
-	),
-	TP_printk("item=%p p=%d", __entry->item, __entry->p)
+	    TP_PROTO(const void *item, int p),
+	    TP_ARGS(item, p),
+	    TP_STRUCT__entry(__field(const void *, item)
+			     __field(int, p)),
+	    TP_fast_assign(__entry->item = item;
+			   __entry->p = p;),
+	    TP_printk("item=%p p=%d", __entry->item, __entry->p)
 );
 
 TRACE_EVENT(wsx_item_start,
-	TP_PROTO(const void *item, int p, int m, int from, bool stolen),
-	TP_ARGS(item, p, m, from, stolen),
-	TP_STRUCT__entry(
-		__field(const void *, item)
-		__field(int, p)
-		__field(int, m)
-		__field(int, from)
-		__field(bool, stolen)
-	),
-	TP_fast_assign(
-		__entry->item = item;
-		__entry->p = p;
-		__entry->m = m;
-		__entry->from = from;
-		__entry->stolen = stolen;
-	),
-	TP_printk("item=%p p=%d m=%d from=%d stolen=%d", __entry->item,
-		  __entry->p, __entry->m, __entry->from, __entry->stolen)
+	    TP_PROTO(const void *item, int p, int m, int from, bool stolen),
+	    TP_ARGS(item, p, m, from, stolen),
+	    TP_STRUCT__entry(__field(const void *, item)
+			     __field(int, p)
+			     __field(int, m)
+			     __field(int, from)
+			     __field(bool, stolen)),
+	    TP_fast_assign(__entry->item = item;
+			   __entry->p = p;
+			   __entry->m = m;
+			   __entry->from = from;
+			   __entry->stolen = stolen;),
+	    TP_printk("item=%p p=%d m=%d from=%d stolen=%d", __entry->item,
+		      __entry->p, __entry->m, __entry->from, __entry->stolen)
 );
 
 TRACE_EVENT(wsx_item_end,
-	TP_PROTO(const void *item, int status),
-	TP_ARGS(item, status),
-	TP_STRUCT__entry(
-		__field(const void *, item)
-		__field(int, status)
-	),
-	TP_fast_assign(
-		__entry->item = item;
-		__entry->status = status;
-	),
-	TP_printk("item=%p status=%d", __entry->item, __entry->status)
+	    TP_PROTO(const void *item, int status),
+	    TP_ARGS(item, status),
+	    TP_STRUCT__entry(__field(const void *, item)
+			     __field(int, status)),
+	    TP_fast_assign(__entry->item = item;
+			   __entry->status = status;),
+	    TP_printk("item=%p status=%d", __entry->item, __entry->status)
 );
 
 TRACE_EVENT(wsx_steal,
-	TP_PROTO(int thief, int victim, unsigned int count),
-	TP_ARGS(thief, victim, count),
-	TP_STRUCT__entry(
-		__field(int, thief)
-		__field(int, victim)
-		__field(unsigned int, count)
-	),
-	TP_fast_assign(
-		__entry->thief = thief;
-		__entry->victim = victim;
-		__entry->count = count;
-	),
-	TP_printk("thief=%d victim=%d count=%u", __entry->thief,
-		  __entry->victim, __entry->count)
+	    TP_PROTO(int thief, int victim, unsigned int count),
+	    TP_ARGS(thief, victim, count),
+	    TP_STRUCT__entry(__field(int, thief)
+			     __field(int, victim)
+			     __field(unsigned int, count)),
+	    TP_fast_assign(__entry->thief = thief;
+			   __entry->victim = victim;
+			   __entry->count = count;),
+	    TP_printk("thief=%d victim=%d count=%u", __entry->thief,
+		      __entry->victim, __entry->count)
 );
 
 TRACE_EVENT(wsx_spill,
-	TP_PROTO(int p, unsigned int count),
-	TP_ARGS(p, count),
-	TP_STRUCT__entry(
-		__field(int, p)
-		__field(unsigned int, count)
-	),
-	TP_fast_assign(
-		__entry->p = p;
-		__entry->count = count;
-	),
-	TP_printk("p=%d count=%u", __entry->p, __entry->count)
+	    TP_PROTO(int p, unsigned int count),
+	    TP_ARGS(p, count),
+	    TP_STRUCT__entry(__field(int, p)
+			     __field(unsigned int, count)),
+	    TP_fast_assign(__entry->p = p;
+			   __entry->count = count;),
+	    TP_printk("p=%d count=%u", __entry->p, __entry->count)
 );
 
 DECLARE_EVENT_CLASS(wsx_m_event,
-	TP_PROTO(int m),
-	TP_ARGS(m),
-	TP_STRUCT__entry(
-		__field(int, m)
-	),
-	TP_fast_assign(
-		__entry->m = m;
-	),
-	TP_printk("m=%d", __entry->m)
+		    TP_PROTO(int m),
+		    TP_ARGS(m),
+		    TP_STRUCT__entry(__field(int, m)),
+		    TP_fast_assign(__entry->m = m;),
+		    TP_printk("m=%d", __entry->m)
 );
 
 DEFINE_EVENT(wsx_m_event, wsx_park,
-	TP_PROTO(int m),
-	TP_ARGS(m)
+	     TP_PROTO(int m),
+	     TP_ARGS(m)
 );
 
 DEFINE_EVENT(wsx_m_event, wsx_unpark,
-	TP_PROTO(int m),
-	TP_ARGS(m)
+	     TP_PROTO(int m),
+	     TP_ARGS(m)
 );
 
 TRACE_EVENT(wsx_handoff,
-	TP_PROTO(int m, int p, int to),
-	TP_ARGS(m, p, to),
-	TP_STRUCT__entry(
-		__field(int, m)
-		__field(int, p)
-		__field(int, to)
-	),
-	TP_fast_assign(
-		__entry->m = m;
-		__entry->p = p;
-		__entry->to = to;
-	),
-	TP_printk("m=%d p=%d to=%d", __entry->m, __entry->p, __entry->to)
+	    TP_PROTO(int m, int p, int to),
+	    TP_ARGS(m, p, to),
+	    TP_STRUCT__entry(__field(int, m)
+			     __field(int, p)
+			     __field(int, to)),
+	    TP_fast_assign(__entry->m = m;
+			   __entry->p = p;
+			   __entry->to = to;),
+	    TP_printk("m=%d p=%d to=%d", __entry->m, __entry->p, __entry->to)
 );
 
 #endif /* _WSX_TRACE_H */
