@@ -216,7 +216,10 @@ struct wsx_p *wsx_pidle_get(void)
 {
 	unsigned int id;
 
-	for_each_set_bit(id, wsx_sched.pidle, wsx_sched.nprocs)
+	/* test_bit() in wsx_pidle_claim(), not find_next_bit(): the bits
+	 * change under us, and each is read once, atomically
+	 */
+	for (id = 0; id < wsx_sched.nprocs; id++)
 		if (wsx_pidle_claim(wsx_sched.ps[id]))
 			return wsx_sched.ps[id];
 	return NULL;
