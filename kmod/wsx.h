@@ -63,7 +63,7 @@ struct wsx_item {
  * struct wsx_job - a completion group of items
  * @refs:	low 32 bits: items added and not yet finished, plus one held
  *		by the creator until wsx_job_start(); high 32 bits: items
- *		ever added (saturating use only: read via wsx_job_nodes())
+ *		ever added, modulo 2^32 (read via wsx_job_nodes())
  * @done:	called, in the context of the last item to finish (or of
  *		wsx_job_start()), when the count of unfinished items drops to 0
  * @cancel:	if not NULL, points to a flag that, once true, asks the job's
