@@ -53,6 +53,9 @@ static bool stats = true;
 module_param(stats, bool, 0444);
 MODULE_PARM_DESC(stats, "Keep the per-P counters (0: off, to measure their cost)");
 
+module_param_named(latency_sample, wsx_latency_sample, uint, 0644);
+MODULE_PARM_DESC(latency_sample, "Time the queueing latency of one item in this many per CPU (1: every item, 0: none)");
+
 static const char * const wsx_policy_names[] = {
 	[WSX_STEAL_HALF] = "half",
 	[WSX_STEAL_ONE] = "one",

@@ -111,15 +111,46 @@
 
 struct wsx_sched wsx_sched;
 DEFINE_STATIC_KEY_TRUE(wsx_stats_on);
+unsigned int wsx_latency_sample = 16;
+
+/* Items each CPU queues before the next one it times: see below. */
+static DEFINE_PER_CPU(int, wsx_lat_countdown);
 
 /* ---- statistics ------------------------------------------------------- */
 
-/* Note where and when @item is queued (its first queueing only). */
+/*
+ * Is the item being queued on this CPU to be timed?  Reading the clock at
+ * queueing and at start costs more than the rest of the bookkeeping (the
+ * kernel's local_clock() on a machine whose TSC is not trusted), so one
+ * item in latency_sample per CPU is timed.  The countdown is per CPU and
+ * lock-free: a task and an interrupt on the same CPU may both see it run
+ * out and both time their item, which only shifts the sampling a little.
+ */
+static bool wsx_latency_sampled(void)
+{
+	int every = min_t(unsigned int, READ_ONCE(wsx_latency_sample), INT_MAX);
+	int left;
+
+	if (!every)
+		return false;
+	left = this_cpu_dec_return(wsx_lat_countdown);
+	/* above @every: the parameter was lowered meanwhile */
+	if (left > 0 && left < every)
+		return false;
+	this_cpu_write(wsx_lat_countdown, every);
+	return true;
+}
+
+/*
+ * Note where and when @item is queued (its first queueing only); "when"
+ * only for the items sampled for the latency histograms, 0 for the others.
+ */
 static void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin)
 {
 	item->queued_p = p;
 	item->origin = origin;
-	if (static_branch_likely(&wsx_stats_on))
+	item->queued_ns = 0;
+	if (static_branch_likely(&wsx_stats_on) && wsx_latency_sampled())
 		item->queued_ns = local_clock();
 	trace_wsx_item_queue(item, p == WSX_NO_P ? -1 : (int)p);
 }
@@ -145,7 +176,7 @@ static void wsx_item_account_start(struct wsx_p *p, struct wsx_item *item,
 	trace_wsx_item_start(item, p->id, m->id,
 			     item->queued_p == WSX_NO_P ? -1 : item->queued_p,
 			     stolen);
-	if (static_branch_likely(&wsx_stats_on)) {
+	if (static_branch_likely(&wsx_stats_on) && item->queued_ns) {
 		/* local_clock() of two CPUs may disagree slightly: clamp */
 		s64 wait = local_clock() - item->queued_ns;
 		u64 *bucket = &p->hist.latency[kind][wait > 0 ?

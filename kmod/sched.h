@@ -227,6 +227,9 @@ bool wsx_p_is_online(unsigned int id);
 /* Module parameter stats=0 turns the per-P counters off (benchmarks). */
 DECLARE_STATIC_KEY_TRUE(wsx_stats_on);
 
+/* Module parameter latency_sample: one item in this many is timed. */
+extern unsigned int wsx_latency_sample;
+
 #define wsx_stat_add(p, field, n)					\
 	do {								\
 		if (static_branch_likely(&wsx_stats_on)) {		\

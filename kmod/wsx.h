@@ -35,7 +35,8 @@ typedef void (*wsx_fn_t)(struct wsx_item *item);
  * @job:	the completion group the item belongs to
  * @node:	link in the global queue, or in a P's inbox (@lnode), or its
  *		place among a P's delayed items (@tnode)
- * @queued_ns:	when it was queued (local_clock()), while statistics are on
+ * @queued_ns:	when it was queued (local_clock()) if sampled for the latency
+ *		histograms (module parameter latency_sample), else 0
  * @queued_p:	the P it was queued on, WSX_NO_P for the global queue
  * @origin:	how it was queued, for the latency histograms (WSX_ORIGIN_*)
  * @flags:	WSX_ITEM_*

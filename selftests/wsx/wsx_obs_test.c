@@ -944,30 +944,12 @@ TEST_F_TIMEOUT(obs, wsxctl_trace_json_has_every_item_and_steal, 120)
 
 /* ---- (d) histograms --------------------------------------------------- */
 
-TEST_F_TIMEOUT(obs, histograms_add_up, 120)
+/* The latency histograms' total, each kind's count checked against it. */
+static long long latency_total(struct __test_metadata *_metadata, char *lat)
 {
-	static char lat[1 << 16], steals[1 << 16];
-	char *before, *after, *line, *save, stats_on[16];
-	long long executed, nsteals, lat_sum = 0, size_sum = 0, matrix = 0;
-	int kinds = 0, rows = 0, n = self->nprocs;
-	long items;
-
-	ASSERT_EQ(0, wsx_test_param("stats", stats_on, sizeof(stats_on)));
-	if (!strcmp(stats_on, "0") || !strcmp(stats_on, "N"))
-		SKIP(return, "module loaded with stats=0: no histograms");
-	settled_stats();
-	ASSERT_EQ(0, write_file(WSX_DEBUGFS_PATH "/reset", "1"));
-	before = strdup(stats_text());
-	EXPECT_EQ(0, wsx_test_stat_sum(before, n, "executed"));
-	items = run_load(self->fd);
-	ASSERT_LT(0, items);
-	after = strdup(settled_stats());
-	ASSERT_LT(0, wsx_test_read_debugfs("latency", lat, sizeof(lat)));
-	ASSERT_LT(0, wsx_test_read_debugfs("steals", steals, sizeof(steals)));
-	executed = wsx_test_stat_sum(after, n, "executed") -
-		   wsx_test_stat_sum(before, n, "executed");
-	nsteals = wsx_test_stat_sum(after, n, "steals");
-	EXPECT_EQ(items, executed);
+	long long total = 0;
+	char *line, *save;
+	int kinds = 0;
 
 	for (line = strtok_r(lat, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -975,9 +957,10 @@ TEST_F_TIMEOUT(obs, histograms_add_up, 120)
 		long long count, sum = 0;
 		int nb = 0, off = 0;
 
-		ASSERT_EQ(2, sscanf(line, "%15s count=%lld%n", kind, &count,
+		EXPECT_EQ(2, sscanf(line, "%15s count=%lld%n", kind, &count,
 				    &off)) {
 			TH_LOG("%s", line);
+			return -1;
 		}
 		for (p = line + off; *p; nb++) {
 			char *end;
@@ -993,10 +976,83 @@ TEST_F_TIMEOUT(obs, histograms_add_up, 120)
 		EXPECT_EQ(count, sum) {
 			TH_LOG("%s", kind);
 		}
-		lat_sum += sum;
+		total += sum;
 		kinds++;
 	}
 	EXPECT_EQ(4, kinds);
+	return total;
+}
+
+/*
+ * One item in latency_sample per CPU is timed: after a reset, a load of
+ * @items queued from at most nprocs CPUs has items / every timed, give or
+ * take one per CPU (each CPU's countdown starts anywhere).
+ */
+TEST_F_TIMEOUT(obs, latency_is_sampled_one_in_n, 120)
+{
+	static char lat[1 << 16];
+	char old[32], stats_on[16];
+	long long timed, lo, hi;
+	long items;
+
+	ASSERT_EQ(0, wsx_test_param("stats", stats_on, sizeof(stats_on)));
+	if (!strcmp(stats_on, "0") || !strcmp(stats_on, "N"))
+		SKIP(return, "module loaded with stats=0: no histograms");
+	ASSERT_EQ(0, wsx_test_param("latency_sample", old, sizeof(old)));
+	ASSERT_EQ(0, wsx_test_param_set("latency_sample", "16"));
+	settled_stats();
+	ASSERT_EQ(0, write_file(WSX_DEBUGFS_PATH "/reset", "1"));
+	items = run_load(self->fd);
+	settled_stats();
+	ASSERT_LT(0, wsx_test_read_debugfs("latency", lat, sizeof(lat)));
+	timed = latency_total(_metadata, lat);
+	/* nothing at all with 0 */
+	ASSERT_EQ(0, wsx_test_param_set("latency_sample", "0"));
+	ASSERT_EQ(0, write_file(WSX_DEBUGFS_PATH "/reset", "1"));
+	EXPECT_LT(0, run_load(self->fd));
+	settled_stats();
+	ASSERT_LT(0, wsx_test_read_debugfs("latency", lat, sizeof(lat)));
+	EXPECT_EQ(0, latency_total(_metadata, lat));
+	ASSERT_EQ(0, wsx_test_param_set("latency_sample", old));
+	ASSERT_LT(0, items);
+	lo = items / 16 - self->nprocs - 1;
+	hi = items / 16 + self->nprocs + 1;
+	TH_LOG("%ld items, %lld timed (one in 16: %lld .. %lld)", items, timed,
+	       lo, hi);
+	EXPECT_LE(lo, timed);
+	EXPECT_GE(hi, timed);
+}
+
+TEST_F_TIMEOUT(obs, histograms_add_up, 120)
+{
+	static char lat[1 << 16], steals[1 << 16];
+	char *before, *after, *line, *save, stats_on[16], old[32];
+	long long executed, nsteals, lat_sum, size_sum = 0, matrix = 0;
+	int rows = 0, n = self->nprocs;
+	long items;
+
+	ASSERT_EQ(0, wsx_test_param("stats", stats_on, sizeof(stats_on)));
+	if (!strcmp(stats_on, "0") || !strcmp(stats_on, "N"))
+		SKIP(return, "module loaded with stats=0: no histograms");
+	/* every item timed, so that the histograms count every item */
+	ASSERT_EQ(0, wsx_test_param("latency_sample", old, sizeof(old)));
+	ASSERT_EQ(0, wsx_test_param_set("latency_sample", "1"));
+	settled_stats();
+	ASSERT_EQ(0, write_file(WSX_DEBUGFS_PATH "/reset", "1"));
+	before = strdup(stats_text());
+	EXPECT_EQ(0, wsx_test_stat_sum(before, n, "executed"));
+	items = run_load(self->fd);
+	after = strdup(settled_stats());
+	ASSERT_EQ(0, wsx_test_param_set("latency_sample", old));
+	ASSERT_LT(0, items);
+	ASSERT_LT(0, wsx_test_read_debugfs("latency", lat, sizeof(lat)));
+	ASSERT_LT(0, wsx_test_read_debugfs("steals", steals, sizeof(steals)));
+	executed = wsx_test_stat_sum(after, n, "executed") -
+		   wsx_test_stat_sum(before, n, "executed");
+	nsteals = wsx_test_stat_sum(after, n, "steals");
+	EXPECT_EQ(items, executed);
+
+	lat_sum = latency_total(_metadata, lat);
 	EXPECT_EQ(executed, lat_sum);
 
 	for (line = strtok_r(steals, "\n", &save); line;
