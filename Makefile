@@ -79,6 +79,15 @@ bench:
 	@$(MAKE) --no-print-directory module
 	@scripts/bench
 
+## bench-profile perf inside the VM: the hottest kernel symbols of one
+##               benchmark workload (scripts/bench-profile; W=spawn C=wsx
+##               P="wsx.ko params")
+.PHONY: bench-profile
+bench-profile:
+	@scripts/deps
+	@$(MAKE) --no-print-directory module
+	@scripts/bench-profile $(or $(W),spawn) $(or $(C),wsx) $(P)
+
 ## svg           regenerate docs/seeds-timeline.svg from a VM run of the
 ##               seeds' scenario (scripts/timeline-svg)
 .PHONY: svg
