@@ -80,13 +80,14 @@ bench:
 	@scripts/bench
 
 ## bench-profile perf inside the VM: the hottest kernel symbols of one
-##               benchmark workload (scripts/bench-profile; W=spawn C=wsx
-##               P="wsx.ko params")
+##               benchmark workload (scripts/bench-profile;
+##               WORKLOAD=spawn CONTENDER=wsx PARAMS="wsx.ko params")
 .PHONY: bench-profile
 bench-profile:
 	@scripts/deps
 	@$(MAKE) --no-print-directory module
-	@scripts/bench-profile $(or $(W),spawn) $(or $(C),wsx) $(P)
+	@scripts/bench-profile $(or $(WORKLOAD),spawn) $(or $(CONTENDER),wsx) \
+		$(PARAMS)
 
 ## svg           regenerate docs/seeds-timeline.svg from a VM run of the
 ##               seeds' scenario (scripts/timeline-svg)
