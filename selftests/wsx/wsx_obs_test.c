@@ -118,6 +118,15 @@ static char *settled_stats(void)
 	return prev;
 }
 
+/* Was the module loaded with stats=0 (no counters, no histograms)? */
+static bool stats_off(void)
+{
+	char v[16];
+
+	return !wsx_test_param("stats", v, sizeof(v)) &&
+	       (!strcmp(v, "0") || !strcmp(v, "N"));
+}
+
 /*
  * A load with steals, spills and parks: a 64-wide tree on P0 (its ring
  * overflows), 40 short SPIN items on P0 (thieves steal them) and a SPAWN
@@ -500,15 +509,14 @@ static void count_events(struct __test_metadata *_metadata, char *text,
 TEST_F_TIMEOUT(obs, tracepoints_agree_with_the_counters, 120)
 {
 	const char *dir = tracefs_dir();
-	char stats_on[16], *before, *after, *text, *old_kb;
+	char *before, *after, *text, *old_kb;
 	struct ev_counts c;
 	long items;
 	int n = self->nprocs;
 
 	if (!dir)
 		SKIP(return, "no tracefs with events/wsx (mount tracefs)");
-	ASSERT_EQ(0, wsx_test_param("stats", stats_on, sizeof(stats_on)));
-	if (!strcmp(stats_on, "0") || !strcmp(stats_on, "N"))
+	if (stats_off())
 		SKIP(return, "module loaded with stats=0: no counters");
 	old_kb = tracefs_get(dir, "buffer_size_kb");
 	ASSERT_EQ(0, tracefs_set(dir, "events/wsx/enable", "0"));
@@ -983,6 +991,15 @@ static long long latency_total(struct __test_metadata *_metadata, char *lat)
 	return total;
 }
 
+/* latency_sample = @every from an idle executor on, the histograms zeroed. */
+static void sample_from_zero(struct __test_metadata *_metadata,
+			     const char *every)
+{
+	ASSERT_EQ(0, wsx_test_param_set("latency_sample", every));
+	settled_stats();
+	ASSERT_EQ(0, write_file(WSX_DEBUGFS_PATH "/reset", "1"));
+}
+
 /*
  * One item in latency_sample per CPU is timed: after a reset, a load of
  * @items queued from at most nprocs CPUs has items / every timed, give or
@@ -991,24 +1008,20 @@ static long long latency_total(struct __test_metadata *_metadata, char *lat)
 TEST_F_TIMEOUT(obs, latency_is_sampled_one_in_n, 120)
 {
 	static char lat[1 << 16];
-	char old[32], stats_on[16];
+	char old[32];
 	long long timed, lo, hi;
 	long items;
 
-	ASSERT_EQ(0, wsx_test_param("stats", stats_on, sizeof(stats_on)));
-	if (!strcmp(stats_on, "0") || !strcmp(stats_on, "N"))
+	if (stats_off())
 		SKIP(return, "module loaded with stats=0: no histograms");
 	ASSERT_EQ(0, wsx_test_param("latency_sample", old, sizeof(old)));
-	ASSERT_EQ(0, wsx_test_param_set("latency_sample", "16"));
-	settled_stats();
-	ASSERT_EQ(0, write_file(WSX_DEBUGFS_PATH "/reset", "1"));
+	sample_from_zero(_metadata, "16");
 	items = run_load(self->fd);
 	settled_stats();
 	ASSERT_LT(0, wsx_test_read_debugfs("latency", lat, sizeof(lat)));
 	timed = latency_total(_metadata, lat);
 	/* nothing at all with 0 */
-	ASSERT_EQ(0, wsx_test_param_set("latency_sample", "0"));
-	ASSERT_EQ(0, write_file(WSX_DEBUGFS_PATH "/reset", "1"));
+	sample_from_zero(_metadata, "0");
 	EXPECT_LT(0, run_load(self->fd));
 	settled_stats();
 	ASSERT_LT(0, wsx_test_read_debugfs("latency", lat, sizeof(lat)));
@@ -1026,19 +1039,16 @@ TEST_F_TIMEOUT(obs, latency_is_sampled_one_in_n, 120)
 TEST_F_TIMEOUT(obs, histograms_add_up, 120)
 {
 	static char lat[1 << 16], steals[1 << 16];
-	char *before, *after, *line, *save, stats_on[16], old[32];
+	char *before, *after, *line, *save, old[32];
 	long long executed, nsteals, lat_sum, size_sum = 0, matrix = 0;
 	int rows = 0, n = self->nprocs;
 	long items;
 
-	ASSERT_EQ(0, wsx_test_param("stats", stats_on, sizeof(stats_on)));
-	if (!strcmp(stats_on, "0") || !strcmp(stats_on, "N"))
+	if (stats_off())
 		SKIP(return, "module loaded with stats=0: no histograms");
 	/* every item timed, so that the histograms count every item */
 	ASSERT_EQ(0, wsx_test_param("latency_sample", old, sizeof(old)));
-	ASSERT_EQ(0, wsx_test_param_set("latency_sample", "1"));
-	settled_stats();
-	ASSERT_EQ(0, write_file(WSX_DEBUGFS_PATH "/reset", "1"));
+	sample_from_zero(_metadata, "1");
 	before = strdup(stats_text());
 	EXPECT_EQ(0, wsx_test_stat_sum(before, n, "executed"));
 	items = run_load(self->fd);
