@@ -163,7 +163,11 @@ struct kmsg_lines {
 	size_t n, cap;
 };
 
-/* The text of the /dev/kmsg records readable now (after "prefix;"). */
+/*
+ * The text of the wsx module's /dev/kmsg records readable now (after
+ * "prefix;", starting with its pr_fmt "wsx: "): the lines of others, a
+ * KCSAN report on a debug kernel say, may come between them.
+ */
 static void kmsg_drain(int fd, struct kmsg_lines *out)
 {
 	char rec[8192];
@@ -179,7 +183,7 @@ static void kmsg_drain(int fd, struct kmsg_lines *out)
 			return;
 		rec[n] = '\0';
 		text = strchr(rec, ';');
-		if (!text)
+		if (!text || strncmp(text + 1, "wsx: ", 5))
 			continue;
 		text[strcspn(text, "\n")] = '\0';
 		if (out->n == out->cap) {
