@@ -31,7 +31,7 @@ if [ "$threads" != 2 ] || [ "$exited" -lt 1 ]; then
 	echo "# FAIL: idle spare Ms did not exit"
 	rc=$KSFT_FAIL
 fi
-run "max_threads = nprocs: the queue waits" nprocs=2 max_threads=2 -- wait
+run "one P, max_threads = 1: the queue waits" nprocs=1 max_threads=1 -- wait
 run "the monitor rescues the queue behind a long item" \
 	nprocs=1 max_item_ns=400000000 -- monitor
 run "long_item_ms=0: the queue waits behind it" \
