@@ -11,7 +11,8 @@
  *   steal_log   the last WSX_STEAL_LOG steals of each P, one per line:
  *               "P<thief> victim=<id> seen=<n> taken=<n>", seen being the
  *               victim's ring length at the thief's snapshot
- *   latency     queued-to-started time of items, one line per kind:
+ *   latency     queued-to-started time of the items sampled (one in
+ *               latency_sample per CPU), one line per kind:
  *               "<kind> count=<n> <b0> <b1> ... <b63>", kind one of local,
  *               remote, global, stolen; bucket b counts times t (ns) with
  *               fls64(t) == b, i.e. 2^(b-1) <= t < 2^b (b0: t == 0)
