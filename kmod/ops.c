@@ -25,8 +25,10 @@
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include <linux/wsx.h>
@@ -37,6 +39,7 @@
 struct wsx_crc_buf {
 	struct page **pages;
 	unsigned long npages;
+	struct mm_struct *mm;	/* charged for npages of RLIMIT_MEMLOCK */
 	unsigned int offset;	/* of the buffer in pages[0] */
 	u64 len;
 	u64 chunk;
@@ -387,11 +390,21 @@ static int wsx_crc_check(const struct wsx_req *req)
 	return 0;
 }
 
+/* Free @buf, its pages unpinned, and uncharge them. */
+static void wsx_crc_buf_free(struct wsx_crc_buf *buf)
+{
+	account_locked_vm(buf->mm, buf->npages, false);
+	mmdrop(buf->mm);
+	kvfree(buf->pages);
+	kfree(buf);
+}
+
 static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 {
 	unsigned long addr = req->args[0], first = addr & PAGE_MASK;
 	struct wsx_crc_buf *buf;
 	long pinned;
+	int ret;
 
 	/* kernels differ on ranges that wrap or leave userspace: say EFAULT */
 	if (!access_ok(u64_to_user_ptr(req->args[0]), req->args[1]))
@@ -409,12 +422,26 @@ static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 		kfree(buf);
 		return -ENOMEM;
 	}
-	pinned = pin_user_pages_fast(first, buf->npages, 0, buf->pages);
+	/*
+	 * The pages stay pinned for as long as the user's item runs: long
+	 * term, so charged to RLIMIT_MEMLOCK as io_uring's registered
+	 * buffers are, and pinned with FOLL_LONGTERM (not in CMA or movable
+	 * zones, where they would block migration).
+	 */
+	ret = account_locked_vm(current->mm, buf->npages, true);
+	if (ret) {
+		kvfree(buf->pages);
+		kfree(buf);
+		return ret;
+	}
+	buf->mm = current->mm;
+	mmgrab(buf->mm);
+	pinned = pin_user_pages_fast(first, buf->npages, FOLL_LONGTERM,
+				     buf->pages);
 	if (pinned != buf->npages) {
 		if (pinned > 0)
 			unpin_user_pages(buf->pages, pinned);
-		kvfree(buf->pages);
-		kfree(buf);
+		wsx_crc_buf_free(buf);
 		return pinned < 0 && pinned != -EFAULT ? (int)pinned : -EFAULT;
 	}
 	root->fj.crc.buf = buf;
@@ -423,11 +450,19 @@ static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 	return 0;
 }
 
+/* Where a CRC32C node's range splits: half, rounded up to a chunk. */
+static u64 wsx_crc_left(const struct wsx_node *node)
+{
+	u64 chunk = node->fj.crc.buf->chunk;
+
+	/* div64_u64, not roundup(): no u64 division on 32-bit kernels */
+	return div64_u64(node->fj.crc.len / 2 + chunk - 1, chunk) * chunk;
+}
+
 static u64 wsx_crc_combine(struct wsx_node *node)
 {
-	u64 left = node->fj.crc.len / 2;
+	u64 left = wsx_crc_left(node);
 
-	left = roundup(left, node->fj.crc.buf->chunk);
 	return __crc32c_le_shift(node->fj.join.part[0],
 				 node->fj.crc.len - left) ^
 	       node->fj.join.part[1];
@@ -441,8 +476,7 @@ static void wsx_crc_finish(struct wsx_node *root, u64 value)
 	value ^= __crc32c_le_shift(~0U, buf->len);
 	root->item.job->result = (u32)~value;
 	unpin_user_pages(buf->pages, buf->npages);
-	kvfree(buf->pages);
-	kfree(buf);
+	wsx_crc_buf_free(buf);
 	wsx_node_free(root);
 }
 
@@ -463,7 +497,7 @@ static void wsx_crc_fn(struct wsx_item *item)
 				  wsx_crc_combine, wsx_crc_finish);
 		return;
 	}
-	left = roundup(node->fj.crc.len / 2, node->fj.crc.buf->chunk);
+	left = wsx_crc_left(node);
 	child[0]->fj.crc.buf = node->fj.crc.buf;
 	child[0]->fj.crc.off = node->fj.crc.off;
 	child[0]->fj.crc.len = left;

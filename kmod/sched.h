@@ -129,7 +129,14 @@ struct wsx_m {
 	bool woken;			/* W/M: release by waker, acquire by M */
 	bool wake_spinning;		/* W: the waker counted it spinning */
 	bool lose_p;			/* W: the waker took its P away */
-	bool handoff_req;		/* A: the monitor asks for a handoff */
+	/*
+	 * The monitor's request to hand the P off, naming the item by the
+	 * P's cur_seq: set by the monitor (seq, then the flag with a
+	 * store-release), read by the M with a load-acquire and cleared by
+	 * it; the M honours it only while that item runs.
+	 */
+	bool handoff_req;
+	u32 handoff_seq;
 	struct list_head node;			/* K: in mpool or mwait */
 	struct list_head all;			/* K: in mall */
 	unsigned long idle_since;		/* K: jiffies, entering mpool */
@@ -167,6 +174,7 @@ struct wsx_sched {
 	struct list_head mall;			/* K: every M */
 	struct list_head mpool;			/* K: Ms without a P, idle */
 	struct list_head mwait;			/* K: Ms waiting for a P */
+	atomic_t nmwait;		/* A: their number, written under K */
 	unsigned int nthreads;			/* K */
 	unsigned int nthreads_max;		/* K: high-water mark */
 	unsigned int next_m_id;			/* K */
@@ -198,6 +206,7 @@ void wsx_m_start(struct wsx_m *m);
 void wsx_m_destroy_all(void);
 bool wsx_m_pool_wait(struct wsx_m *m);
 bool wsx_m_idle_p(struct wsx_m *m);
+bool wsx_m_yield_p(struct wsx_m *m);
 bool wsx_pidle_reclaim(struct wsx_m *m);
 void wsx_m_block_end(struct wsx_m *m);
 extern unsigned int wsx_idle_thread_ms;
