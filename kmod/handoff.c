@@ -390,17 +390,21 @@ void wsx_cond_handoff(void)
 	struct wsx_p *p;
 
 	might_sleep();
-	/* acquire: pairs with the monitor's release; handoff_seq below */
-	if (!m || !smp_load_acquire(&m->handoff_req))
+	/*
+	 * Consume the request in one step (a fully ordered xchg, which also
+	 * pairs with the monitor's release: handoff_p and handoff_seq below
+	 * are the request's), so that a new one is never cleared unseen.
+	 */
+	if (!m || !READ_ONCE(m->handoff_req) || !xchg(&m->handoff_req, false))
 		return;
-	WRITE_ONCE(m->handoff_req, false);
 	p = m->p;
 	/*
-	 * The request names the item the monitor saw running long; one for
-	 * an item that returned before it got here, or that the monitor
-	 * charged to this M after a handoff, is stale.
+	 * The request names the item the monitor saw running long, by its P
+	 * and seq; one for an item that returned before it got here, or that
+	 * the monitor charged to this M after a handoff, is stale.
 	 */
-	if (!p || m->blocked || READ_ONCE(m->handoff_seq) != p->cur_seq)
+	if (!p || m->blocked || READ_ONCE(m->handoff_p) != p ||
+	    READ_ONCE(m->handoff_seq) != p->cur_seq)
 		return;
 	wsx_block_begin();
 	if (!m->p)

@@ -51,7 +51,8 @@ static bool wsx_monitor_check(struct wsx_p *p, u64 limit_ns)
 
 	if (!READ_ONCE(p->cur))
 		return false;
-	seq = READ_ONCE(p->cur_seq);
+	/* acquire: pairs with the owner's release; cur_runtime below */
+	seq = smp_load_acquire(&p->cur_seq);
 	if (seq == p->mon_seq)
 		return true;
 	/* under RCU: the holder read may be a spare M being reaped */
@@ -70,6 +71,7 @@ static bool wsx_monitor_check(struct wsx_p *p, u64 limit_ns)
 	    READ_ONCE(p->cur_seq) == seq) {
 		p->mon_seq = seq;
 		atomic64_inc(&p->stats.long_items);
+		WRITE_ONCE(m->handoff_p, p);
 		WRITE_ONCE(m->handoff_seq, seq);
 		/* release: the seq before the request; wsx_cond_handoff() */
 		smp_store_release(&m->handoff_req, true);

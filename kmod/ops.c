@@ -28,7 +28,8 @@
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
-#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 
 #include <linux/wsx.h>
@@ -39,7 +40,7 @@
 struct wsx_crc_buf {
 	struct page **pages;
 	unsigned long npages;
-	struct mm_struct *mm;	/* charged for npages of RLIMIT_MEMLOCK */
+	struct user_struct *user; /* charged npages of RLIMIT_MEMLOCK, or NULL */
 	unsigned int offset;	/* of the buffer in pages[0] */
 	u64 len;
 	u64 chunk;
@@ -390,11 +391,38 @@ static int wsx_crc_check(const struct wsx_req *req)
 	return 0;
 }
 
-/* Free @buf, its pages unpinned, and uncharge them. */
+/*
+ * Charge @buf's pages to the submitting user's RLIMIT_MEMLOCK, as io_uring
+ * charges its registered buffers: lock-free, on the user, not under the
+ * process's mmap lock, which an M must not wait for when it gives the
+ * charge back.  A process with CAP_IPC_LOCK is not limited.
+ */
+static int wsx_crc_buf_charge(struct wsx_crc_buf *buf)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct user_struct *user;
+	unsigned long cur;
+
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	user = current_user();
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		if (buf->npages > limit || cur > limit - buf->npages)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur,
+					  cur + buf->npages));
+	buf->user = get_uid(user);
+	return 0;
+}
+
+/* Free @buf, its pages unpinned, and give its charge back. */
 static void wsx_crc_buf_free(struct wsx_crc_buf *buf)
 {
-	account_locked_vm(buf->mm, buf->npages, false);
-	mmdrop(buf->mm);
+	if (buf->user) {
+		atomic_long_sub(buf->npages, &buf->user->locked_vm);
+		free_uid(buf->user);
+	}
 	kvfree(buf->pages);
 	kfree(buf);
 }
@@ -424,18 +452,15 @@ static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 	}
 	/*
 	 * The pages stay pinned for as long as the user's item runs: long
-	 * term, so charged to RLIMIT_MEMLOCK as io_uring's registered
-	 * buffers are, and pinned with FOLL_LONGTERM (not in CMA or movable
-	 * zones, where they would block migration).
+	 * term, so charged to RLIMIT_MEMLOCK and pinned with FOLL_LONGTERM
+	 * (not in CMA or movable zones, where they would block migration).
 	 */
-	ret = account_locked_vm(current->mm, buf->npages, true);
+	ret = wsx_crc_buf_charge(buf);
 	if (ret) {
 		kvfree(buf->pages);
 		kfree(buf);
 		return ret;
 	}
-	buf->mm = current->mm;
-	mmgrab(buf->mm);
 	pinned = pin_user_pages_fast(first, buf->npages, FOLL_LONGTERM,
 				     buf->pages);
 	if (pinned != buf->npages) {

@@ -30,11 +30,16 @@
  * finds a victim's ring empty takes half of its inbox instead
  * (wsx_inbox_steal()), so that items queued on a P whose M is busy with a
  * long item are not stuck behind it; and a submitter that cannot wake the
- * P's own M (it is not idle) wakes a spinning M for that.
+ * P's own M (it is not idle) wakes a spinning M for that.  The backlog is
+ * the owner's alone: what it holds (a batch beyond the ring's room, with
+ * the ring's 256 for thieves to take) waits for the owner's next
+ * scheduling point.
  *
  * Finding work (wsx_find_runnable), in order:
- *  - every global_tick-th (61st) schedule tick, one item from the global
- *    queue first, so that it cannot starve behind busy local queues;
+ *  - every global_tick-th (61st) schedule tick, first the P itself to an M
+ *    that left a blocking section and waits for a P (wsx_m_yield_p(), the
+ *    bound of its wait), then one item from the global queue, so that
+ *    neither can starve behind busy local queues;
  *  - runnext, then the ring.  A runnext item inherits the tick of the item
  *    that spawned it, as Go's inheritTime, so that a parent and its child
  *    count as one tick.  Go bounds such chains by preempting after 10 ms;
@@ -76,9 +81,14 @@
  *   parker:  nmspinning--, P idle;   smp_mb(); read the queues
  * At least one of them sees the other's store: either the queuer sees the
  * parker idle and not spinning and wakes it, or the parker sees the item and
- * takes its P back.  A parker rechecks every P's ring only if it was
- * spinning (the count a queuer relied on); otherwise the global queue and
- * its own inbox, which are where others queue without waking it.
+ * takes its P back.  A parker rechecks every P's ring, runnext and inbox
+ * only if it was spinning (the count a queuer relied on); otherwise the
+ * global queue and its own inbox, which are where others queue without
+ * waking it.  So, as in Go, an item queued on a busy P may wait for that
+ * P's M while another P goes idle at the same moment: the queuer found no
+ * idle P to wake and no M spinning, and the parker, not spinning, did not
+ * look at other Ps.  Nothing is lost: the busy P's M runs it, and a
+ * spinning M that comes later steals it.
  *
  * The idle bit of a P (wsx_sched.pidle) is the token of the wakeup: the one
  * who clears it (a waker, or the parking M taking its P back, or an M
@@ -322,7 +332,7 @@ static void wsx_wake_p(struct wsx_p *p)
 	smp_mb();	/* StoreLoad: the inbox item before the idle bits */
 	if (wsx_pidle_claim(p))
 		wsx_m_wake(READ_ONCE(p->m), false);
-	else
+	else if (wsx_sched.steal_policy != WSX_STEAL_NONE)
 		__wsx_wakep();
 }
 
@@ -503,16 +513,21 @@ static bool wsx_steal_runnext(struct wsx_p *p, struct wsx_p *victim, u32 t)
 	return true;
 }
 
-/* Give @first..@last back to @p's inbox, as a submitter would add them. */
+/*
+ * Give the @n items @first..@last back to @p's inbox, as a submitter would
+ * add them; more than a ring's worth go to the global queue instead, so
+ * that a huge inbox is walked once, not once per steal.
+ */
 static void wsx_inbox_return(struct wsx_p *p, struct llist_node *first,
 			     struct llist_node *last, u32 n)
 {
 	struct wsx_item *item, *tmp;
 	LIST_HEAD(items);
-	bool ok;
+	bool ok = false;
 
 	rcu_read_lock();
-	ok = READ_ONCE(p->want_online);
+	if (n <= WSX_RING_SIZE)
+		ok = READ_ONCE(p->want_online);
 	if (ok) {
 		atomic_add(n, &p->inbox_len);
 		llist_add_batch(first, last, &p->inbox);
@@ -520,7 +535,7 @@ static void wsx_inbox_return(struct wsx_p *p, struct llist_node *first,
 	rcu_read_unlock();
 	if (ok)
 		return;
-	/* going offline, perhaps drained already: the global queue */
+	/* too many, or going offline (perhaps drained already) */
 	llist_for_each_entry_safe(item, tmp, first, lnode) {
 		wsx_item_to_global(item);
 		list_add_tail(&item->node, &items);
@@ -529,9 +544,10 @@ static void wsx_inbox_return(struct wsx_p *p, struct llist_node *first,
 }
 
 /*
- * wsx_inbox_steal - owner of @p: take the oldest n - n/2 (at most half a
- * ring) of the n items queued on @victim's inbox from outside into @p's
- * ring from slot @t on.  Returns the number taken; @seen gets n.
+ * wsx_inbox_steal - owner of @p, whose ring is empty: take what the steal
+ * policy says (n - n/2 for "half") of the n oldest items queued on
+ * @victim's inbox from outside, n at most a ring's worth, into @p's ring
+ * from slot @t on.  Returns the number taken; @seen gets n.
  *
  * The inbox is a lock-free list that any number of submitters add to and
  * that its owner empties with llist_del_all(); a thief does the same, so
@@ -545,9 +561,10 @@ static void wsx_inbox_return(struct wsx_p *p, struct llist_node *first,
 static u32 wsx_inbox_steal(struct wsx_p *p, struct wsx_p *victim, u32 t,
 			   u32 *seen)
 {
-	struct llist_node *list, *node, *keep_last = NULL;
-	u32 n = 0, k, i = 0;
+	struct llist_node *list, *node;
+	u32 all = 0, n, k, i = 0;
 
+	/* steal_policy=none: wsx_steal_work() never gets here */
 	if (llist_empty(&victim->inbox))
 		return 0;
 	list = llist_del_all(&victim->inbox);
@@ -555,23 +572,21 @@ static u32 wsx_inbox_steal(struct wsx_p *p, struct wsx_p *victim, u32 t,
 		return 0;
 	list = llist_reverse_order(list);	/* oldest first */
 	for (node = list; node; node = node->next)
-		n++;
-	k = min_t(u32, n - n / 2, WSX_RING_SIZE / 2);
-	for (node = list; i < k; node = node->next, i++) {
+		all++;
+	n = min_t(u32, all, WSX_RING_SIZE);
+	k = wsx_steal_amount(wsx_sched.steal_policy, n);
+	for (node = list; i < k; node = node->next, i++)
 		WRITE_ONCE(p->ring.slots[(t + i) & WSX_RING_MASK],
 			   llist_entry(node, struct wsx_item, lnode));
-		keep_last = node;
-	}
-	atomic_sub(n, &victim->inbox_len);	/* the rest is added back */
+	atomic_sub(all, &victim->inbox_len);	/* the rest is added back */
 	if (node) {
 		/* the rest, newest first, so that they drain in order */
 		struct llist_node *rest = llist_reverse_order(node), *last;
 
 		for (last = rest; last->next; last = last->next)
 			;
-		wsx_inbox_return(victim, rest, last, n - k);
+		wsx_inbox_return(victim, rest, last, all - k);
 	}
-	keep_last->next = NULL;
 	*seen = n;
 	return k;
 }
@@ -897,7 +912,8 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	wsx_item_account_start(p, item, m);
 	/* the scheduler's tick updates it under us: a snapshot is enough */
 	WRITE_ONCE(p->cur_runtime, data_race(current->se.sum_exec_runtime));
-	WRITE_ONCE(p->cur_seq, p->cur_seq + 1);
+	/* release: the monitor that sees this seq sees its cur_runtime */
+	smp_store_release(&p->cur_seq, p->cur_seq + 1);
 	WRITE_ONCE(p->cur, item);
 	item->fn(item);		/* from here on the item is not ours */
 	/* a blocking section the item left open ends here */
@@ -1261,6 +1277,16 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 	}
 	if (i != n)
 		goto fail;
+	/*
+	 * Each M acknowledges its P's first stop before the online callbacks
+	 * run: the online callback waits for an acknowledgment of the
+	 * online, which an M still in its first stop would otherwise seem
+	 * to have given (m_online starts true), letting a quick offline find
+	 * that first stop's acknowledgment instead of its own.
+	 */
+	for (i = 0; i < n; i++)
+		wait_event(wsx_sched.ps[i]->ack_wq,
+			   !READ_ONCE(wsx_sched.ps[i]->m_online));
 	return 0;
 fail:
 	wsx_sched_free();

@@ -77,7 +77,7 @@ struct wsx_phist {
 /* One successful steal, for debugfs steal_log. */
 struct wsx_steal_rec {
 	u32 victim;		/* P stolen from */
-	u32 seen;		/* its ring length at the snapshot */
+	u32 seen;	/* its ring (or inbox) length at the snapshot */
 	u32 taken;		/* items taken */
 };
 
@@ -108,7 +108,7 @@ struct wsx_p {
 	u32 runnext_chain;			/* O */
 	struct wsx_item *cur;			/* O: the item running */
 	u64 cur_runtime;		/* O: its M's CPU time when it started */
-	u32 cur_seq;				/* O: items started */
+	u32 cur_seq;		/* O: items started; store-release */
 	u32 mon_seq;			/* the monitor's: cur_seq it flagged */
 
 	struct wsx_pstats stats ____cacheline_aligned_in_smp;
@@ -131,11 +131,12 @@ struct wsx_m {
 	bool lose_p;			/* W: the waker took its P away */
 	/*
 	 * The monitor's request to hand the P off, naming the item by the
-	 * P's cur_seq: set by the monitor (seq, then the flag with a
-	 * store-release), read by the M with a load-acquire and cleared by
-	 * it; the M honours it only while that item runs.
+	 * P and that P's cur_seq: set by the monitor (P and seq, then the
+	 * flag with a store-release), consumed by the M with an xchg; the M
+	 * honours it only while that item runs.
 	 */
 	bool handoff_req;
+	struct wsx_p *handoff_p;
 	u32 handoff_seq;
 	struct list_head node;			/* K: in mpool or mwait */
 	struct list_head all;			/* K: in mall */

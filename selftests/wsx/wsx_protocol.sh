@@ -27,7 +27,7 @@ run() {
 
 # the monitor would rescue P0's queue after long_item_ms and hide it
 run "items queued on a busy P are stolen at once" \
-	max_item_ns=100000000 long_item_ms=0 -- inbox_steal
+	max_item_ns=200000000 long_item_ms=0 -- inbox_steal
 run "an M back from a blocking section gets a P under sustained load" \
 	nprocs=1 max_threads=2 -- waiter_bound
 run "no handoff for an item the monitor flagged that has returned" \
