@@ -942,6 +942,8 @@ EXPORT_SYMBOL_GPL(wsx_queue);
 
 /**
  * wsx_nr_procs - number of Ps (fixed while the module is loaded)
+ *
+ * Return: the number of Ps, the module parameter nprocs.
  */
 unsigned int wsx_nr_procs(void)
 {
