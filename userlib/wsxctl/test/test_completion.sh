@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1 OR MIT
+#
+# The bash completion follows wsxctl --help: it offers every command, and
+# after a command every long option that the command's --help names.
+cd "$(dirname "$0")/.." || exit 1
+. ../testlib/ktap.sh
+. ./wsxctl.bash-completion
+
+# complete WORDS...: what _wsxctl offers for the last word.
+complete_words() {
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	COMPREPLY=()
+	_wsxctl
+	printf '%s\n' "${COMPREPLY[@]}"
+}
+
+offered=$(complete_words wsxctl '')
+for cmd in $(./wsxctl --help | sed -n '/^Commands:/,/^$/s/^  \([a-z0-9]*\) .*/\1/p'); do
+	printf '%s\n' "$offered" | grep -qx -- "$cmd"
+	ok $? "wsxctl <TAB> offers $cmd"
+	offered_opts=$(complete_words wsxctl "$cmd" --)
+	missing=
+	for opt in $(./wsxctl "$cmd" --help | sed -n '/^Options:/,/^$/p' |
+		     grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		printf '%s\n' "$offered_opts" | grep -qx -- "$opt" ||
+			missing="$missing $opt"
+	done
+	[ -z "$missing" ] || echo "# wsxctl $cmd --<TAB> misses:$missing"
+	[ -z "$missing" ]
+	ok $? "wsxctl $cmd --<TAB> offers each option of $cmd --help"
+done
+
+echo "1..$n"
+[ "$failed" = 0 ]

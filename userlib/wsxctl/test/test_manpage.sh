@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1 OR MIT
+#
+# wsxctl(1) follows wsxctl --help: every command that --help lists has its
+# ".SS command" section, and every long option that the command's --help
+# names is in that section.
+cd "$(dirname "$0")/.." || exit 1
+. ../testlib/ktap.sh
+
+commands=$(./wsxctl --help | sed -n '/^Commands:/,/^$/s/^  \([a-z0-9]*\) .*/\1/p')
+[ -n "$commands" ]
+ok $? "wsxctl --help lists commands"
+
+# section CMD: the text of wsxctl.1's ".SS CMD ..." section, unescaped.
+section() {
+	awk -v cmd="$1" '
+		/^\.S[SH] / { in_sec = ($1 == ".SS" && $2 == cmd) ; next }
+		in_sec' wsxctl.1 | sed 's/\\-/-/g'
+}
+
+for cmd in $commands; do
+	text=$(section "$cmd")
+	[ -n "$text" ]
+	ok $? "wsxctl.1 has a section for $cmd"
+	missing=
+	for opt in $(./wsxctl "$cmd" --help |
+		     sed -n '/^Options:/,/^$/p' | grep -o -- '--[a-z][a-z-]*' |
+		     grep -vx -- --help | sort -u); do
+		printf '%s\n' "$text" | grep -q -- "$opt" ||
+			missing="$missing $opt"
+	done
+	[ -z "$missing" ] || echo "# not in wsxctl.1's $cmd section:$missing"
+	[ -z "$missing" ]
+	ok $? "wsxctl.1's $cmd section names each option of $cmd --help"
+done
+
+echo "1..$n"
+[ "$failed" = 0 ]
