@@ -5,6 +5,7 @@
 # after a command every long option that the command's --help names.
 cd "$(dirname "$0")/.." || exit 1
 . ../testlib/ktap.sh
+. test/help.sh
 . ./wsxctl.bash-completion
 
 # complete WORDS...: what _wsxctl offers for the last word.
@@ -17,16 +18,11 @@ complete_words() {
 }
 
 offered=$(complete_words wsxctl '')
-for cmd in $(./wsxctl --help | sed -n '/^Commands:/,/^$/s/^  \([a-z0-9]*\) .*/\1/p'); do
+for cmd in $(help_commands); do
 	printf '%s\n' "$offered" | grep -qx -- "$cmd"
 	ok $? "wsxctl <TAB> offers $cmd"
 	offered_opts=$(complete_words wsxctl "$cmd" --)
-	missing=
-	for opt in $(./wsxctl "$cmd" --help | sed -n '/^Options:/,/^$/p' |
-		     grep -o -- '--[a-z][a-z-]*' | sort -u); do
-		printf '%s\n' "$offered_opts" | grep -qx -- "$opt" ||
-			missing="$missing $opt"
-	done
+	missing=$(FIXED=x missing_from "$offered_opts" $(help_options "$cmd"))
 	[ -z "$missing" ] || echo "# wsxctl $cmd --<TAB> misses:$missing"
 	[ -z "$missing" ]
 	ok $? "wsxctl $cmd --<TAB> offers each option of $cmd --help"

@@ -6,8 +6,9 @@
 # names is in that section.
 cd "$(dirname "$0")/.." || exit 1
 . ../testlib/ktap.sh
+. test/help.sh
 
-commands=$(./wsxctl --help | sed -n '/^Commands:/,/^$/s/^  \([a-z0-9]*\) .*/\1/p')
+commands=$(help_commands)
 [ -n "$commands" ]
 ok $? "wsxctl --help lists commands"
 
@@ -22,13 +23,7 @@ for cmd in $commands; do
 	text=$(section "$cmd")
 	[ -n "$text" ]
 	ok $? "wsxctl.1 has a section for $cmd"
-	missing=
-	for opt in $(./wsxctl "$cmd" --help |
-		     sed -n '/^Options:/,/^$/p' | grep -o -- '--[a-z][a-z-]*' |
-		     grep -vx -- --help | sort -u); do
-		printf '%s\n' "$text" | grep -q -- "$opt" ||
-			missing="$missing $opt"
-	done
+	missing=$(missing_from "$text" $(help_options "$cmd" | grep -vx -- --help))
 	[ -z "$missing" ] || echo "# not in wsxctl.1's $cmd section:$missing"
 	[ -z "$missing" ]
 	ok $? "wsxctl.1's $cmd section names each option of $cmd --help"
