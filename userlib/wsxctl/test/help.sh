@@ -7,6 +7,7 @@
 #   help_commands             the commands that `wsxctl --help` lists
 #   help_options CMD          the long options of `wsxctl CMD --help`
 #   missing_from TEXT WORDS   the WORDS not in TEXT (FIXED=x: whole lines)
+#   none_missing WHAT WORDS   true when WORDS is empty, else prints them
 
 help_commands() {
 	./wsxctl --help | sed -n '/^Commands:/,/^$/s/^  \([a-z0-9]*\) .*/\1/p'
@@ -24,4 +25,9 @@ missing_from() {
 		printf '%s\n' "$text" | grep -q${FIXED:-} -- "$word" ||
 			printf ' %s' "$word"
 	done
+}
+
+none_missing() {
+	[ -z "$2" ] || echo "# $1:$2"
+	[ -z "$2" ]
 }
