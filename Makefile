@@ -53,10 +53,13 @@ demo:
 	@$(MAKE) --no-print-directory all
 	@scripts/demo
 
-## install       module (into KDIR's /lib/modules), libwsx, header, wsxctl
+## install       module (into KDIR's /lib/modules), libwsx, headers, wsxctl,
+##               the man pages
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(MAKE) -C userlib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	install -D -m 644 docs/wsx.4 $(DESTDIR)$(PREFIX)/share/man/man4/wsx.4
+	scripts/kernel-api-man $(DESTDIR)$(PREFIX)/share/man/man9
 
 ## dkms-install  copy the source to /usr/src/wsx-VERSION, register it with
 ##               DKMS and build and install it for every installed kernel
