@@ -53,18 +53,35 @@ demo:
 	@$(MAKE) --no-print-directory all
 	@scripts/demo
 
-## install       module (into KDIR's /lib/modules), libwsx, header, wsxctl
+## install       module (into KDIR's /lib/modules), libwsx, headers, wsxctl,
+##               the man pages
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(MAKE) -C userlib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	install -D -m 644 docs/wsx.4 $(DESTDIR)$(PREFIX)/share/man/man4/wsx.4
+	scripts/kernel-api-man $(DESTDIR)$(PREFIX)/share/man/man9
 
-## dkms-install  copy the source to /usr/src/wsx-VERSION, dkms add/build/install
+## dkms-install  copy the source to /usr/src/wsx-VERSION, register it with
+##               DKMS and build and install it for every installed kernel
+##               that has headers (see scripts/dkms-install)
 dkms-install:
-	rm -rf /usr/src/wsx-$(VERSION)
-	scripts/module-source /usr/src/wsx-$(VERSION)
-	dkms add wsx/$(VERSION) || true
-	dkms build wsx/$(VERSION)
-	dkms install wsx/$(VERSION)
+	scripts/dkms-install
+
+## deb           the Debian packages wsx-dkms, libwsx1, libwsx-dev, wsxctl
+##               into build/deb/ (dpkg-buildpackage -b in a copy)
+.PHONY: deb
+deb:
+	@scripts/deps
+	scripts/build-deb
+
+## check-deb     build the packages, lintian, install them, boot the
+##               DKMS-built module with the installed wsxctl and libwsx and
+##               run the kselftests, then purge (see scripts/check-deb)
+.PHONY: check-deb
+check-deb:
+	@scripts/deps
+	@$(MAKE) --no-print-directory selftests
+	@scripts/check-deb
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -1070,6 +1070,9 @@ EXPORT_SYMBOL_GPL(wsx_queue);
 
 /**
  * wsx_nr_procs - number of Ps (fixed while the module is loaded)
+ *
+ * Return: the number of Ps: the module parameter nprocs, or the number of
+ * CPUs online at load when it is 0.
  */
 unsigned int wsx_nr_procs(void)
 {
