@@ -81,13 +81,14 @@ bench:
 
 ## bench-profile perf inside the VM: the hottest kernel symbols of one
 ##               benchmark workload (scripts/bench-profile;
-##               WORKLOAD=spawn CONTENDER=wsx PARAMS="wsx.ko params")
+##               WORKLOAD=spawn CONTENDER=wsx PARAMS="wsx.ko params",
+##               or CMD="wsxctl run spawn 4 8 0": a command in the guest)
 .PHONY: bench-profile
 bench-profile:
 	@scripts/deps
-	@$(MAKE) --no-print-directory module
-	@scripts/bench-profile $(or $(WORKLOAD),spawn) $(or $(CONTENDER),wsx) \
-		$(PARAMS)
+	@$(MAKE) --no-print-directory module userlib
+	@scripts/bench-profile $(if $(CMD),--cmd '$(CMD)',\
+		$(or $(WORKLOAD),spawn) $(or $(CONTENDER),wsx)) $(PARAMS)
 
 ## svg           regenerate docs/seeds-timeline.svg from a VM run of the
 ##               seeds' scenario (scripts/timeline-svg)

@@ -81,7 +81,7 @@ else
 fi
 
 # the Go contender: the same shapes, the same result line
-for w in "spawn 4096" "fib 12" "imbalance 64 1000"; do
+for w in "spawn 4096 4" "fib 12" "imbalance 64 1000"; do
 	if [ -x "$GO" ]; then
 		check "${w%% *}" go "$("$GO" $w 1 2>&1)"
 	else

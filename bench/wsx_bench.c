@@ -18,10 +18,12 @@
  *
  * Workloads (module parameters, writable in /sys/module/wsx_bench/):
  *
- *   spawn      a binary tree of spawn_items (2^20) NOP items: an item that
- *              stands for n items spawns two children standing for the n - 1
- *              others, split in halves, and does nothing else
- *   fib        fork-join Fibonacci of fib_n (27) by continuations, as wsx's
+ *   spawn      a tree of spawn_items (87381) NOP items: an item that stands
+ *              for n items spawns spawn_fanout (4) children standing for the
+ *              n - 1 others, split evenly, and does nothing else; the
+ *              defaults make the full 4-ary tree of depth 8, the shape of
+ *              `wsxctl run spawn 4 8 0`
+ *   fib        fork-join Fibonacci of fib_n (25) by continuations, as wsx's
  *              FIB op: a node spawns n-1 and n-2 and returns; the last child
  *              to finish combines both results and completes its parent
  *   imbalance  imb_items (4000) items spinning imb_spin_ns (10 us) each, all
@@ -81,11 +83,15 @@
 
 #include "wsx.h"
 
-static unsigned int spawn_items = 1U << 20;
+static unsigned int spawn_items = 87381;
 module_param(spawn_items, uint, 0644);
 MODULE_PARM_DESC(spawn_items, "Items of the spawn tree (1 .. 2^24)");
 
-static unsigned int fib_n = 27;
+static unsigned int spawn_fanout = 4;
+module_param(spawn_fanout, uint, 0644);
+MODULE_PARM_DESC(spawn_fanout, "Children of a spawn item (2 .. 16)");
+
+static unsigned int fib_n = 25;
 module_param(fib_n, uint, 0644);
 MODULE_PARM_DESC(fib_n, "n of the fib workload (1 .. 32)");
 
@@ -152,6 +158,7 @@ struct wb_run {
 	enum wb_who who;
 	enum wb_workload what;		/* WB_SPAWN or WB_FIB for the -pre ones */
 	struct wb_node *pool;		/* -pre: every node, in preorder */
+	u32 fanout;			/* spawn: spawn_fanout at the start */
 	u32 fib_nodes[33];		/* fib-pre: nodes of the tree of fib(n) */
 	struct wsx_job job;		/* wsx */
 	atomic_long_t pending;		/* the others: queued, not finished */
@@ -290,14 +297,21 @@ static void wb_spawn_child(struct wb_run *run, struct wb_node *node, u32 off,
 static void wb_spawn_fn(struct wb_node *node)
 {
 	struct wb_run *run = node->run;
-	u32 rest = node->n - 1, half = rest / 2;
+	u32 rest = node->n - 1, fanout = run->fanout, off = 1, i, n;
 
-	/* a subtree of n items takes n slots: the first child's follow it */
+	/*
+	 * Child i stands for (rest + fanout - 1 - i) / fanout items, the first
+	 * ones for one more when rest does not divide evenly.  A subtree of n
+	 * items takes n slots in the pool: each child's follow the previous.
+	 */
 	wb_node_free(node);
-	if (rest - half)
-		wb_spawn_child(run, node, 1, rest - half);
-	if (half)
-		wb_spawn_child(run, node, 1 + rest - half, half);
+	for (i = 0; i < fanout; i++) {
+		n = (rest + fanout - 1 - i) / fanout;
+		if (!n)
+			break;
+		wb_spawn_child(run, node, off, n);
+		off += n;
+	}
 }
 
 /* A fib node finished with @value: complete parents up to the root. */
@@ -633,6 +647,7 @@ static int wb_run_once(enum wb_workload what, enum wb_who who, u64 *ns,
 
 	memset(run, 0, sizeof(*run));
 	run->who = who;
+	run->fanout = spawn_fanout;
 	run->what = what == WB_SPAWN_PRE ? WB_SPAWN :
 		    what == WB_FIB_PRE ? WB_FIB : what;
 	if (run->what != what) {
@@ -687,6 +702,7 @@ static int wb_run_once(enum wb_workload what, enum wb_who who, u64 *ns,
 static bool wb_params_ok(void)
 {
 	return spawn_items >= 1 && spawn_items <= (1U << 24) &&
+	       spawn_fanout >= 2 && spawn_fanout <= 16 &&
 	       fib_n >= 1 && fib_n <= 32 &&
 	       imb_items >= 1 && imb_items <= 1000000 &&
 	       imb_spin_ns <= 10 * NSEC_PER_MSEC &&

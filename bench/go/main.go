@@ -4,9 +4,9 @@
 // scheduler on Go's (runtime/proc.go), so the same shapes as
 // bench/wsx_bench.c run here on goroutines, with GOMAXPROCS = the CPUs:
 //
-//	wsx_go spawn ITEMS RUNS
+//	wsx_go spawn ITEMS FANOUT RUNS
 //		a tree of ITEMS goroutines: one that stands for n items starts
-//		two standing for the n - 1 others, split in halves, and does
+//		FANOUT standing for the n - 1 others, split evenly, and does
 //		nothing else; the last one to finish ends the run
 //	wsx_go fib N RUNS
 //		fork-join Fibonacci by continuations: a node starts goroutines
@@ -42,6 +42,7 @@ type run struct {
 	done    chan struct{}
 	result  uint64
 	iters   uint64
+	fanout  uint64
 }
 
 func (r *run) finish() {
@@ -50,14 +51,15 @@ func (r *run) finish() {
 	}
 }
 
+// spawnItem splits as wsx_bench.c's wb_spawn_fn does.
 func spawnItem(r *run, n uint64) {
 	rest := n - 1
-	half := rest / 2
-	if rest-half > 0 {
-		go spawnItem(r, rest-half)
-	}
-	if half > 0 {
-		go spawnItem(r, half)
+	for i := uint64(0); i < r.fanout; i++ {
+		k := (rest + r.fanout - 1 - i) / r.fanout
+		if k == 0 {
+			break
+		}
+		go spawnItem(r, k)
 	}
 	r.finish()
 }
@@ -130,10 +132,11 @@ func fib(n uint64) uint64 {
 	return a
 }
 
-// once runs @what once; returns the items that ran, the wall time in ns,
-// the result and whether it is right.
-func once(what string, arg, iters uint64) (uint64, int64, uint64, bool) {
-	r := &run{done: make(chan struct{}), iters: iters}
+// once runs @what once with @arg (items, or fib's n) and the iters and
+// fanout of @cfg; returns the items that ran, the wall time in ns, the
+// result and whether it is right.
+func once(what string, arg uint64, cfg run) (uint64, int64, uint64, bool) {
+	r := &run{done: make(chan struct{}), iters: cfg.iters, fanout: cfg.fanout}
 	var items uint64
 	start := time.Now()
 	switch what {
@@ -158,7 +161,7 @@ func once(what string, arg, iters uint64) (uint64, int64, uint64, bool) {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: wsx_go spawn ITEMS RUNS | fib N RUNS | imbalance ITEMS SPIN_ITERS RUNS")
+	fmt.Fprintln(os.Stderr, "usage: wsx_go spawn ITEMS FANOUT RUNS | fib N RUNS | imbalance ITEMS SPIN_ITERS RUNS")
 	os.Exit(2)
 }
 
@@ -176,25 +179,27 @@ func main() {
 		usage()
 	}
 	what := args[0]
-	var arg, iters uint64
+	var arg uint64
+	var cfg run
 	switch {
-	case what == "spawn" && len(args) == 3:
+	case what == "spawn" && len(args) == 4:
 		arg = number(args[1], 1, 1<<24)
+		cfg.fanout = number(args[2], 2, 16)
 	case what == "fib" && len(args) == 3:
 		arg = number(args[1], 1, 32)
 	case what == "imbalance" && len(args) == 4:
 		arg = number(args[1], 1, 1000000)
-		iters = number(args[2], 0, 1000000000)
+		cfg.iters = number(args[2], 0, 1000000000)
 	default:
 		usage()
 	}
 	runs := number(args[len(args)-1], 1, 100)
 	cpus := runtime.NumCPU()
 	runtime.GOMAXPROCS(cpus)
-	once(what, arg, iters)
+	once(what, arg, cfg)
 	failed := false
 	for i := uint64(0); i < runs; i++ {
-		items, ns, result, ok := once(what, arg, iters)
+		items, ns, result, ok := once(what, arg, cfg)
 		okv := 0
 		if ok {
 			okv = 1
@@ -202,7 +207,7 @@ func main() {
 			failed = true
 		}
 		fmt.Printf("bench workload=%s contender=go run=%d cpus=%d items=%d ns=%d result=%d ok=%d spin_iters=%d\n",
-			what, i, cpus, items, ns, result, okv, iters)
+			what, i, cpus, items, ns, result, okv, cfg.iters)
 	}
 	if failed {
 		os.Exit(1)
