@@ -71,8 +71,9 @@ clean:
 	$(MAKE) -C userlib clean
 	rm -rf build
 
-## bench         build, then benchmark wsx against cmwq, a central queue and
-##               direct calls in two VM boots (see scripts/bench)
+## bench         build, then benchmark wsx against the Go runtime, cmwq, a
+##               central queue and direct calls, each of three phases in
+##               three VM boots (see scripts/bench; not run in CI)
 .PHONY: bench
 bench:
 	@scripts/deps
