@@ -88,8 +88,9 @@ clean:
 	$(MAKE) -C userlib clean
 	rm -rf build
 
-## bench         build, then benchmark wsx against cmwq, a central queue and
-##               direct calls in two VM boots (see scripts/bench)
+## bench         build, then benchmark wsx against the Go runtime, cmwq, a
+##               central queue and direct calls, each of three phases in
+##               three VM boots (see scripts/bench; not run in CI)
 .PHONY: bench
 bench:
 	@scripts/deps
@@ -98,13 +99,14 @@ bench:
 
 ## bench-profile perf inside the VM: the hottest kernel symbols of one
 ##               benchmark workload (scripts/bench-profile;
-##               WORKLOAD=spawn CONTENDER=wsx PARAMS="wsx.ko params")
+##               WORKLOAD=spawn CONTENDER=wsx PARAMS="wsx.ko params",
+##               or CMD="wsxctl run spawn 4 8 0": a command in the guest)
 .PHONY: bench-profile
 bench-profile:
 	@scripts/deps
-	@$(MAKE) --no-print-directory module
-	@scripts/bench-profile $(or $(WORKLOAD),spawn) $(or $(CONTENDER),wsx) \
-		$(PARAMS)
+	@$(MAKE) --no-print-directory module userlib
+	@scripts/bench-profile $(if $(CMD),--cmd '$(CMD)',\
+		$(or $(WORKLOAD),spawn) $(or $(CONTENDER),wsx)) $(PARAMS)
 
 ## svg           regenerate docs/seeds-timeline.svg from a VM run of the
 ##               seeds' scenario (scripts/timeline-svg)

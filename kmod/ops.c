@@ -122,11 +122,21 @@ static bool wsx_args_zero(const struct wsx_req *req, unsigned int from)
 	return true;
 }
 
-/* Burn the CPU for @ns, letting the kernel schedule at least every ms. */
+/*
+ * Burn the CPU for @ns, letting the kernel schedule at least every ms.  No
+ * clock read for 0: SPAWN's leaves are 0 ns by default, three in four nodes
+ * of a 4-ary tree, and a clock read costs more than the rest of the node
+ * where the clocksource is slow (the HPET, which a VM may fall back on).
+ */
 static void wsx_spin_ns(u64 ns)
 {
-	u64 now = ktime_get_ns(), end = now + ns, next = now + NSEC_PER_MSEC;
+	u64 now, end, next;
 
+	if (!ns)
+		return;
+	now = ktime_get_ns();
+	end = now + ns;
+	next = now + NSEC_PER_MSEC;
 	while (now < end) {
 		cpu_relax();
 		now = ktime_get_ns();
