@@ -3,9 +3,10 @@
  * wsx_flood: the userspace side of `make bench`, straight on the /dev/wsx
  * ABI (uapi/linux/wsx.h), without libwsx.
  *
- *   wsx_flood nop TOTAL BATCH [INFLIGHT]
+ *   wsx_flood nop TOTAL BATCH [INFLIGHT [MODE]]
  *	submit TOTAL NOP items in WSX_IOC_SUBMIT calls of BATCH items each,
- *	keeping at most INFLIGHT (default 8192) unreaped, and print
+ *	keeping at most INFLIGHT (default 8192) unreaped (MODE ioctl, the
+ *	default), and print
  *	"flood batch=B items=N ns=WALL p50_ns=L p99_ns=L max_ns=L" where the
  *	latencies are started_ns - queued_ns of the completion records
  *   wsx_flood crc MIB
@@ -203,7 +204,7 @@ static int do_crc(int fd, unsigned long mib)
 
 static void bad_args(void)
 {
-	fprintf(stderr, "usage: wsx_flood nop TOTAL BATCH [INFLIGHT]\n"
+	fprintf(stderr, "usage: wsx_flood nop TOTAL BATCH [INFLIGHT [ioctl]]\n"
 		"       wsx_flood crc MIB\n");
 	exit(2);
 }
@@ -221,10 +222,12 @@ int main(int argc, char **argv)
 		perror(WSX_DEVICE_PATH);
 		return 1;
 	}
-	if (!strcmp(argv[1], "nop") && (argc == 4 || argc == 5)) {
+	if (!strcmp(argv[1], "nop") && argc >= 4 && argc <= 6) {
 		b = strtoul(argv[3], NULL, 0);
-		if (argc == 5)
+		if (argc >= 5)
 			c = strtoul(argv[4], NULL, 0);
+		if (argc == 6 && strcmp(argv[5], "ioctl"))
+			bad_args();
 		if (!a || !b || b > WSX_SUBMIT_MAX || c < b)
 			bad_args();
 		ret = do_flood(fd, a, b, c);
