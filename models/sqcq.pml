@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sqcq.pml: the rings /dev/wsx shares with userspace (kmod/uring.c), their
+ * sqcq.pml: the rings /dev/wsx shares with userspace (kmod/rings.c), their
  * submission queue (SQ: userspace produces, the kernel consumes in ENTER)
  * and completion queue (CQ: the Ms that finish jobs produce under the
  * session's lock, userspace consumes), with the backpressure that keeps the
@@ -17,14 +17,15 @@
  *  - no lost wakeup: a waiter whose min_complete records were posted does
  *    not sleep for ever (it would be an invalid end state: nothing else
  *    can move).
- * sqcq_scribble.pml (SCRIBBLE defined) adds a hostile thread writes arbitrary values into the
- * user-writable words (SQ tail, CQ head, SQ slots) while everything runs:
+ * sqcq_scribble.pml (SCRIBBLE defined) adds a hostile thread that writes
+ * arbitrary values into the user-writable words (SQ tail, CQ head, SQ
+ * slots) while everything runs:
  * the kernel must then still never take a job slot that is in use and
  * never index outside the rings (the record checks are off: a user who
  * lies about its head loses records, by its own doing).
  *
  * Memory model: SPIN interleaves statements under sequential consistency.
- * The code gets the same orders from its barriers (uring.c's comment says
+ * The code gets the same orders from its barriers (rings.c says
  * which pairs with which); each statement here is one access of the code.
  * Indices do not wrap in the model (N is small); the code's u32 indices
  * wrap, and every comparison there is of differences.
