@@ -7,11 +7,14 @@
 #
 #   sh guest.sh throughput   (2 vCPUs) spawn and fib on every contender and
 #                            wsx config, stats on against off, CRC32C, and
-#                            the /dev/wsx flood
+#                            the NOP flood from userspace through /dev/wsx's
+#                            ioctls and rings and through io_uring, at
+#                            batch 1, 16, 256 and as a round trip (rtt:
+#                            submit one, wait for it)
 #   sh guest.sh balance      (4 vCPUs) the imbalance workload
 #
-# Environment: RUNS (default 5), FLOOD_ITEMS (default 1000000), CRC_MIB
-# (default 256).  Needs /wsx/kmod/wsx.ko, /wsx/kmod/wsx_bench.ko and, for
+# Environment: RUNS (default 5), FLOOD_ITEMS (default 200000), RTT_ITEMS
+# (default 20000), CRC_MIB (default 256).  Needs /wsx/kmod/wsx.ko, /wsx/kmod/wsx_bench.ko and, for
 # the flood and the CRC32C on wsx, /extra/wsx_flood.
 #
 # Output, one record per measured run:
@@ -23,7 +26,8 @@
 #   @end
 # and lines starting with "# " that tell the progress.
 RUNS=${RUNS:-5}
-FLOOD_ITEMS=${FLOOD_ITEMS:-1000000}
+FLOOD_ITEMS=${FLOOD_ITEMS:-200000}
+RTT_ITEMS=${RTT_ITEMS:-20000}
 CRC_MIB=${CRC_MIB:-256}
 R=/sys/kernel/debug/wsx_bench/run
 S=/sys/kernel/debug/wsx/stats
@@ -68,15 +72,24 @@ one() {
 	echo "@end"
 }
 
-# user WORKLOAD COMMAND...: one run of wsx_flood.
+# user WORKLOAD CONTENDER COMMAND...: one run of wsx_flood.
 user() {
-	w=$1
-	shift
-	echo "@begin config=$config workload=$w contender=wsx"
+	w=$1 c=$2
+	shift 2
+	echo "@begin config=$config workload=$w contender=$c"
 	snap pre
-	"$FLOOD" "$@" || echo "@error $w: wsx_flood $* failed"
+	"$FLOOD" "$@" || echo "@error $w $c: wsx_flood $* failed"
 	snap post
 	echo "@end"
+}
+
+# flood_all WORKLOAD ITEMS BATCH INFLIGHT: one run of each door, the
+# contenders interleaved within the round
+flood_all() {
+	user "$1" wsx nop "$2" "$3" "$4" ioctl
+	user "$1" wsx-rings nop "$2" "$3" "$4" rings
+	user "$1" uring-async nop "$2" "$3" "$4" uring-async
+	user "$1" uring-inline nop "$2" "$3" "$4" uring-inline
 }
 
 throughput() {
@@ -104,17 +117,23 @@ throughput() {
 	i=1
 	while [ $i -le "$RUNS" ]; do
 		one crc direct
-		[ -x "$FLOOD" ] && user crc "crc" "$CRC_MIB"
+		[ -x "$FLOOD" ] && user crc wsx crc "$CRC_MIB"
 		i=$((i + 1))
 	done
 	[ -x "$FLOOD" ] || return 0
 	for b in 1 16 256; do
-		echo "# flood: $FLOOD_ITEMS NOP items through /dev/wsx, batch $b"
+		echo "# flood: $FLOOD_ITEMS NOP items, batch $b: ioctl, rings, io_uring"
 		i=1
 		while [ $i -le "$RUNS" ]; do
-			user "flood-$b" nop "$FLOOD_ITEMS" "$b"
+			flood_all "flood-$b" "$FLOOD_ITEMS" "$b" 8192
 			i=$((i + 1))
 		done
+	done
+	echo "# rtt: $RTT_ITEMS round trips of one NOP: ioctl, rings, io_uring"
+	i=1
+	while [ $i -le "$RUNS" ]; do
+		flood_all rtt "$RTT_ITEMS" 1 1
+		i=$((i + 1))
 	done
 }
 
