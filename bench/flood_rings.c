@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The NOP flood of wsx_flood through rings shared with the kernel, on raw
- * system calls: /dev/wsx's SQ and CQ (ABI 1.1, mode "rings") and, as the
- * contenders, io_uring's, with every NOP handed to io-wq's kernel workers
- * (IOSQE_ASYNC, mode "uring-async") or completed inside the system call
- * (mode "uring-inline").
+ * system calls: /dev/wsx's SQ and CQ (ABI 1.1, mode "rings"; "pickup":
+ * with WSX_RING_SQ_PICKUP, entering only when the module asks for it or to
+ * wait) and, as the contenders, io_uring's, with every NOP handed to
+ * io-wq's kernel workers (IOSQE_ASYNC, mode "uring-async") or completed
+ * inside the system call (mode "uring-inline").
  *
  * All three run the same loop: push up to BATCH items (no more than
  * INFLIGHT unreaped), one enter call that submits them and, when nothing
@@ -35,6 +36,7 @@ struct door {
 	__u64 total;
 	/* SQ: the kernel's head, our tail (published at enter) */
 	__u32 *sq_head, *sq_tail, sq_mask, tail;
+	__u32 *sq_flags;	/* wsx, pick-up mode */
 	/* CQ: our head, the kernel's tail */
 	__u32 *cq_head, *cq_tail, cq_mask;
 	/* wsx */
@@ -45,6 +47,8 @@ struct door {
 	struct io_uring_sqe *usqes;
 	struct io_uring_cqe *ucqes;
 	bool async;
+	bool pickup;
+	unsigned long enters;	/* system calls made to submit or wait */
 };
 
 static __u32 pow2_at_least(__u64 n)
@@ -83,6 +87,7 @@ static int wsx_door_setup(struct door *d, __u32 sq, __u32 cq)
 	memset(&p, 0, sizeof(p));
 	p.sq_entries = sq;
 	p.cq_entries = cq;
+	p.flags = d->pickup ? WSX_RING_SQ_PICKUP : 0;
 	if (ioctl(d->fd, WSX_IOC_RING_SETUP, &p)) {
 		perror("WSX_IOC_RING_SETUP");
 		return -1;
@@ -94,6 +99,7 @@ static int wsx_door_setup(struct door *d, __u32 sq, __u32 cq)
 	d->sq_tail = (__u32 *)(m + p.sq_tail);
 	d->cq_head = (__u32 *)(m + p.cq_head);
 	d->cq_tail = (__u32 *)(m + p.cq_tail);
+	d->sq_flags = (__u32 *)(m + p.sq_flags);
 	d->sqes = (struct wsx_req *)(m + p.sqes);
 	d->cqes = (struct wsx_completion *)(m + p.cqes);
 	d->sq_mask = sq - 1;
@@ -115,12 +121,25 @@ static int wsx_door_enter(struct door *d, unsigned int n, unsigned int min)
 	struct wsx_enter e;
 	int ret;
 
+	if (d->pickup && !min) {
+		/* StoreLoad: the tail before the flag */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!(__atomic_load_n(d->sq_flags, __ATOMIC_ACQUIRE) &
+		      WSX_SQ_NEED_ENTER))
+			return 0;	/* the Ms take the entries */
+		n = *d->sq_tail - __atomic_load_n(d->sq_head,
+						  __ATOMIC_ACQUIRE);
+	} else if (d->pickup) {
+		n = *d->sq_tail - __atomic_load_n(d->sq_head,
+						  __ATOMIC_ACQUIRE);
+	}
 	memset(&e, 0, sizeof(e));
 	e.to_submit = n;
 	e.min_complete = min;
 	e.timeout_ns = 60LL * 1000000000LL;
 	ret = ioctl(d->fd, WSX_IOC_ENTER, &e);
-	if (ret < 0 || e.submitted != n || e.error) {
+	d->enters++;
+	if (ret < 0 || (!d->pickup && e.submitted != n) || e.error) {
 		fprintf(stderr, "WSX_IOC_ENTER: %s, submitted %u of %u, error %d\n",
 			ret < 0 ? strerror(errno) : "ok", e.submitted, n,
 			e.error);
@@ -207,6 +226,7 @@ static int uring_door_enter(struct door *d, unsigned int n, unsigned int min)
 
 	ret = syscall(__NR_io_uring_enter, d->fd, n, min,
 		      min ? IORING_ENTER_GETEVENTS : 0, NULL, 0);
+	d->enters++;
 	if (ret != n) {
 		fprintf(stderr, "io_uring_enter: %ld of %u: %s\n", ret, n,
 			ret < 0 ? strerror(errno) : "short");
@@ -243,15 +263,18 @@ struct door_ops {
 	int (*enter)(struct door *d, unsigned int n, unsigned int min);
 	long (*reap)(struct door *d);
 	bool async;
+	bool pickup;
 };
 
 static const struct door_ops doors[] = {
 	{ "rings", wsx_door_setup, wsx_door_push, wsx_door_enter,
-	  wsx_door_reap, false },
+	  wsx_door_reap, false, false },
+	{ "pickup", wsx_door_setup, wsx_door_push, wsx_door_enter,
+	  wsx_door_reap, false, true },
 	{ "uring-async", uring_door_setup, uring_door_push, uring_door_enter,
-	  uring_door_reap, true },
+	  uring_door_reap, true, false },
 	{ "uring-inline", uring_door_setup, uring_door_push, uring_door_enter,
-	  uring_door_reap, false },
+	  uring_door_reap, false, false },
 	{ NULL }
 };
 
@@ -270,6 +293,7 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 	if (!ops->mode)
 		return 2;
 	d.async = ops->async;
+	d.pickup = ops->pickup;
 	if (ops->setup(&d, sq, pow2_at_least(inflight > sq ? inflight : sq)))
 		return 1;
 	start = flood_now_ns();
@@ -298,8 +322,8 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 		done += got;
 	}
 	wall = flood_now_ns() - start;
-	printf("flood batch=%u items=%lu ns=%llu mode=%s\n", batch, total,
-	       (unsigned long long)wall, mode);
+	printf("flood batch=%u items=%lu ns=%llu mode=%s enters=%lu\n", batch,
+	       total, (unsigned long long)wall, mode, d.enters);
 	close(d.fd);
 	return 0;
 }

@@ -88,6 +88,7 @@ user() {
 flood_all() {
 	user "$1" wsx nop "$2" "$3" "$4" ioctl
 	user "$1" wsx-rings nop "$2" "$3" "$4" rings
+	user "$1" wsx-pickup nop "$2" "$3" "$4" pickup
 	user "$1" uring-async nop "$2" "$3" "$4" uring-async
 	user "$1" uring-inline nop "$2" "$3" "$4" uring-inline
 }

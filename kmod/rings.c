@@ -62,6 +62,20 @@
  *     is woken once, not 256 times.  poll() sleepers are on their own queue
  *     and woken by every record.
  *
+ * Pick-up (WSX_RING_SQ_PICKUP; models/sqpickup.pml): such rings are on an
+ *     RCU list that an M with nothing to run walks before it parks
+ *     (wsx_rings_pickup(), the one call from sched.c).  For rings whose SQ
+ *     holds entries it clears WSX_SQ_NEED_ENTER and consumes them under
+ *     sq_lock as ENTER does; for the others it sets the flag, takes a full
+ *     barrier and loads the SQ tail again.  Userspace stores the tail,
+ *     takes a full barrier and loads the flag.  Either the M sees the new
+ *     tail or userspace sees the flag and calls ENTER: no entry is left
+ *     behind while every M sleeps.  An M holds a reference on the rings
+ *     while it consumes outside the RCU read section; wsx_rings_destroy()
+ *     unlists them, waits for a grace period and for the references.  An
+ *     M works in no user's mm, so it leaves a CRC32C entry (whose pages
+ *     must be pinned) to ENTER and sets the flag.
+ *
  * Release: the session's closing flag, the cancel flag of every job, is
  *     set, so queued items skip their work.  wsx_rings_destroy() waits until
  *     cq_tail_k == sub_total (every accepted entry posted), takes cq_lock
@@ -70,11 +84,14 @@
  * Field tags: I = set up before the rings are published; S = under
  * sq_lock; C = under cq_lock; W = under wait_lock; A = atomic (llist).
  */
+#include <linux/completion.h>
 #include <linux/llist.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/rculist.h>
+#include <linux/refcount.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -89,6 +106,8 @@
 #define WSX_RING_ENTRIES_LIMIT	65536U
 /* Entries ENTER consumes between two checks for a fatal signal. */
 #define WSX_ENTER_RESCHED	64
+/* Most entries an M consumes at one pick-up. */
+#define WSX_PICKUP_BATCH	256
 
 unsigned int wsx_ring_max_entries = 16384;
 
@@ -105,6 +124,8 @@ struct wsx_rings_hdr {
 	u32 pad2[15];
 	u32 cq_tail;
 	u32 pad3[15];
+	u32 sq_flags;
+	u32 pad4[15];
 };
 
 struct wsx_rings;
@@ -131,9 +152,14 @@ struct wsx_rings {
 	u32 cq_entries;				/* I */
 	const bool *cancel;			/* I: the session's closing */
 	struct wsx_rslot *slots;		/* I */
+	bool pickup;				/* I: WSX_RING_SQ_PICKUP */
+	struct list_head pickup_node;		/* on wsx_pickup_rings */
+	refcount_t refs;			/* the list's, and Ms' */
+	struct completion unref;		/* refs dropped to 0 */
 
 	struct mutex sq_lock;			/* the S: fields */
-	u32 sq_head_k;				/* S */
+	u32 sq_head_k;			/* S, read racily by wsx_rings_pickup() */
+	bool pickup_blocked;		/* S, read racily: Ms wait for ENTER */
 	u32 sub_total;			/* S, read by wsx_rings_destroy() */
 	struct llist_node *free_local;		/* S */
 	struct llist_head free;			/* A */
@@ -146,6 +172,10 @@ struct wsx_rings {
 	wait_queue_head_t cq_wq;		/* ENTER's waiter, release */
 	wait_queue_head_t poll_wq;		/* poll() */
 };
+
+/* Rings of WSX_RING_SQ_PICKUP sessions: under RCU, written under the lock. */
+static LIST_HEAD(wsx_pickup_rings);
+static DEFINE_SPINLOCK(wsx_pickup_lock);
 
 /* ---- the CQ ------------------------------------------------------------ */
 
@@ -252,19 +282,18 @@ refuse:
 }
 
 /*
- * Consume up to @to_submit new SQ entries, as far as the CQ has room: see
- * "SQ" and "Backpressure" above.  Returns 0 or -EINVAL (indices out of
- * range), -EINTR (killed); *@submitted and *@error as WSX_IOC_ENTER says.
+ * Consume up to @to_submit new SQ entries, as far as the CQ has room, with
+ * sq_lock held: see "SQ" and "Backpressure" above.  An M (@in_m) stops at
+ * a CRC32C entry.  Returns 0 or -EINVAL (indices out of range); *@submitted
+ * and *@error as WSX_IOC_ENTER says.
  */
-static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
-			    u32 *submitted, s32 *error)
+static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit, bool in_m,
+			     u32 *submitted, s32 *error)
 {
 	u32 tail, head, n, room, i = 0;
 	struct wsx_req req;
 	int ret = 0;
 
-	if (mutex_lock_killable(&r->sq_lock))
-		return -EINTR;
 	/* acquire: pairs with userspace's release of the SQ tail */
 	tail = smp_load_acquire(&r->hdr->sq_tail);
 	/* acquire: pairs with userspace's release of the CQ head */
@@ -291,7 +320,12 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 		/* the one read of the entry */
 		memcpy(&req, &r->sqes[r->sq_head_k & (r->sq_entries - 1)],
 		       sizeof(req));
-		r->sq_head_k++;
+		if (in_m && req.op == WSX_OP_CRC32C) {
+			/* forgotten: ENTER reads the entry afresh */
+			WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
+			break;
+		}
+		WRITE_ONCE(r->sq_head_k, r->sq_head_k + 1);
 		/* before the job can finish: wsx_rings_destroy() reads it */
 		WRITE_ONCE(r->sub_total, r->sub_total + 1);
 		wsx_rings_submit_one(r, &req);
@@ -300,8 +334,94 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 	smp_store_release(&r->hdr->sq_head, r->sq_head_k);
 out:
 	*submitted = i;
+	return ret;
+}
+
+static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
+			    u32 *submitted, s32 *error)
+{
+	int ret;
+
+	if (mutex_lock_killable(&r->sq_lock))
+		return -EINTR;
+	ret = wsx_rings_consume(r, to_submit, false, submitted, error);
+	WRITE_ONCE(r->pickup_blocked, false);	/* the Ms may try again */
 	mutex_unlock(&r->sq_lock);
 	return ret;
+}
+
+/* ---- pick-up by the Ms -------------------------------------------------- */
+
+/* Does the SQ of @r hold entries nobody consumed?  Racy: a hint. */
+static bool wsx_rings_sq_pending(struct wsx_rings *r)
+{
+	return READ_ONCE(r->hdr->sq_tail) != READ_ONCE(r->sq_head_k);
+}
+
+/*
+ * The SQ of @r looks empty: announce that no M will look again, then look
+ * again (see "Pick-up").  True if entries came meanwhile.
+ */
+static bool wsx_rings_announce(struct wsx_rings *r)
+{
+	if (!(READ_ONCE(r->hdr->sq_flags) & WSX_SQ_NEED_ENTER))
+		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
+	/* StoreLoad: pairs with userspace's fence after its tail store */
+	smp_mb();
+	return wsx_rings_sq_pending(r);
+}
+
+/*
+ * An M consumes what @r's SQ holds, as ENTER would (see "Pick-up").  What
+ * it cannot consume (a full CQ, bad indices, a CRC32C entry) it leaves to
+ * ENTER, with the flag set; the Ms skip @r until the next ENTER.
+ */
+static void wsx_rings_pickup_one(struct wsx_rings *r)
+{
+	u32 submitted = 0;
+	s32 error = 0;
+
+	mutex_lock(&r->sq_lock);
+	/* this M will come back before it parks: userspace need not enter */
+	WRITE_ONCE(r->hdr->sq_flags, 0);
+	if (wsx_rings_consume(r, WSX_PICKUP_BATCH, true, &submitted, &error) ||
+	    error || !submitted) {
+		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
+		WRITE_ONCE(r->pickup_blocked, true);
+	}
+	mutex_unlock(&r->sq_lock);
+}
+
+/**
+ * wsx_rings_pickup - an M with nothing to run, before it parks: consume
+ * the SQ entries of one WSX_RING_SQ_PICKUP session, if any has some
+ *
+ * Return: true if it found entries (it then comes back before parking, and
+ * looks at the other sessions); false once every session was announced.
+ */
+bool wsx_rings_pickup(void)
+{
+	struct wsx_rings *r, *found = NULL;
+
+	if (list_empty(&wsx_pickup_rings))
+		return false;
+	rcu_read_lock();
+	list_for_each_entry_rcu(r, &wsx_pickup_rings, pickup_node) {
+		if (READ_ONCE(r->pickup_blocked))
+			continue;	/* the flag is set: ENTER will come */
+		if ((wsx_rings_sq_pending(r) || wsx_rings_announce(r)) &&
+		    refcount_inc_not_zero(&r->refs)) {
+			found = r;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!found)
+		return false;
+	wsx_rings_pickup_one(found);
+	if (refcount_dec_and_test(&found->refs))
+		complete(&found->unref);
+	return true;
 }
 
 /* ---- ENTER: waiting ----------------------------------------------------- */
@@ -378,7 +498,7 @@ static int wsx_rings_check(struct wsx_ring_setup *setup)
 {
 	u32 max = min(READ_ONCE(wsx_ring_max_entries), WSX_RING_ENTRIES_LIMIT);
 
-	if (setup->flags || setup->reserved0 ||
+	if ((setup->flags & ~WSX_RING_SQ_PICKUP) || setup->reserved0 ||
 	    memchr_inv(setup->reserved, 0, sizeof(setup->reserved)))
 		return -EINVAL;
 	if (!setup->cq_entries && setup->sq_entries <= U32_MAX / 2)
@@ -406,6 +526,7 @@ static void wsx_rings_layout(struct wsx_rings *r,
 	setup->sq_tail = offsetof(struct wsx_rings_hdr, sq_tail);
 	setup->cq_head = offsetof(struct wsx_rings_hdr, cq_head);
 	setup->cq_tail = offsetof(struct wsx_rings_hdr, cq_tail);
+	setup->sq_flags = offsetof(struct wsx_rings_hdr, sq_flags);
 	setup->sqes = sqes;
 	setup->cqes = cqes;
 }
@@ -463,6 +584,16 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	mutex_init(&r->wait_lock);
 	init_waitqueue_head(&r->cq_wq);
 	init_waitqueue_head(&r->poll_wq);
+	r->pickup = setup->flags & WSX_RING_SQ_PICKUP;
+	if (r->pickup) {
+		/* no M has looked yet */
+		r->hdr->sq_flags = WSX_SQ_NEED_ENTER;
+		refcount_set(&r->refs, 1);
+		init_completion(&r->unref);
+		spin_lock(&wsx_pickup_lock);
+		list_add_tail_rcu(&r->pickup_node, &wsx_pickup_rings);
+		spin_unlock(&wsx_pickup_lock);
+	}
 	return r;
 nomem:
 	wsx_inflight_unreserve(setup->cq_entries);
@@ -475,8 +606,17 @@ nomem:
  */
 void wsx_rings_destroy(struct wsx_rings *r)
 {
-	u32 all = READ_ONCE(r->sub_total);
+	u32 all;
 
+	if (r->pickup) {
+		spin_lock(&wsx_pickup_lock);
+		list_del_rcu(&r->pickup_node);
+		spin_unlock(&wsx_pickup_lock);
+		synchronize_rcu();	/* no M finds the rings any more */
+		if (!refcount_dec_and_test(&r->refs))
+			wait_for_completion(&r->unref);
+	}
+	all = READ_ONCE(r->sub_total);
 	WRITE_ONCE(r->cq_want, all);
 	wait_event(r->cq_wq, wsx_rings_reached(r, all));
 	/* the last poster wakes us under the lock: let it leave */

@@ -765,6 +765,9 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 			if (item)
 				return item;
 		}
+		/* the SQs of userspace rings in pick-up mode (rings.c) */
+		if (wsx_rings_pickup())
+			continue;
 		wsx_m_park(m);
 	}
 }

@@ -46,6 +46,7 @@ long wsx_rings_enter(struct wsx_rings *r, struct wsx_enter *e);
 int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma);
 bool wsx_rings_poll(struct wsx_rings *r, struct file *file,
 		    struct poll_table_struct *wait);
+bool wsx_rings_pickup(void);
 
 /* stats.c: /sys/kernel/debug/wsx/ */
 void wsx_debugfs_init(void);

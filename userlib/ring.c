@@ -11,6 +11,7 @@
  * describes.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -26,7 +27,8 @@ struct wsx_ring {
 	void *mem;
 	size_t size;
 	unsigned int sq_entries, cq_entries;
-	__u32 *sq_head, *sq_tail, *cq_head, *cq_tail;
+	__u32 *sq_head, *sq_tail, *cq_head, *cq_tail, *sq_flags;
+	bool pickup;		/* WSX_RING_SQ_PICKUP */
 	struct wsx_req *sqes;
 	struct wsx_completion *cqes;
 	__u32 tail;		/* requests got: published at submit */
@@ -43,10 +45,12 @@ static void store_release(__u32 *p, __u32 v)
 }
 
 int wsx_ring_setup(struct wsx *w, unsigned int sq_entries,
-		   unsigned int cq_entries, struct wsx_ring **out)
+		   unsigned int cq_entries, unsigned int flags,
+		   struct wsx_ring **out)
 {
 	struct wsx_ring_setup p = {
 		.sq_entries = sq_entries, .cq_entries = cq_entries,
+		.flags = flags,
 	};
 	struct wsx_ring *r;
 	char *m;
@@ -75,6 +79,8 @@ int wsx_ring_setup(struct wsx *w, unsigned int sq_entries,
 	r->sq_tail = (__u32 *)(m + p.sq_tail);
 	r->cq_head = (__u32 *)(m + p.cq_head);
 	r->cq_tail = (__u32 *)(m + p.cq_tail);
+	r->sq_flags = (__u32 *)(m + p.sq_flags);
+	r->pickup = flags & WSX_RING_SQ_PICKUP;
 	r->sqes = (struct wsx_req *)(m + p.sqes);
 	r->cqes = (struct wsx_completion *)(m + p.cqes);
 	r->tail = *r->sq_tail;
@@ -126,6 +132,12 @@ int wsx_ring_submit(struct wsx_ring *r, unsigned int wait_nr,
 	e.to_submit = wsx_ring_sq_pending(r);
 	if (wsx_ring_ready(r) < wait_nr)
 		e.min_complete = wait_nr;
+	if (r->pickup && e.to_submit && !e.min_complete) {
+		/* StoreLoad: the tail before the flag, see <linux/wsx.h> */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!(load_acquire(r->sq_flags) & WSX_SQ_NEED_ENTER))
+			return e.to_submit;	/* an M will take them */
+	}
 	if (!e.to_submit && !e.min_complete)
 		return 0;
 	if (ioctl(r->fd, WSX_IOC_ENTER, &e))

@@ -59,6 +59,7 @@ struct job {
 	uint64_t count;
 	unsigned int batch;
 	bool ioctl;
+	bool pickup;		/* rings in WSX_RING_SQ_PICKUP mode */
 	void (*fill)(struct wsx_req *item, uint64_t index, void *ctx);
 	void (*complete)(const struct wsx_completion *rec, void *ctx);
 	void *ctx;

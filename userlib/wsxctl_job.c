@@ -144,7 +144,8 @@ static struct wsx_ring *job_ring(struct job *job, int *err)
 	unsigned int sq = pow2_at_least(job->batch);
 	struct wsx_ring *r;
 
-	*err = wsx_ring_setup(job->w, sq, 4 * sq, &r);
+	*err = wsx_ring_setup(job->w, sq, 4 * sq,
+			      job->pickup ? WSX_RING_SQ_PICKUP : 0, &r);
 	if (*err == -ENOTTY)
 		*err = 0;
 	return r;

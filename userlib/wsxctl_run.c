@@ -47,6 +47,8 @@ const char run_help[] =
 	"  -d, --delay NS     queue each item NS nanoseconds after submission\n"
 	"      --ioctl        submit and wait with WSX_IOC_SUBMIT and\n"
 	"                     WSX_IOC_WAIT instead of the shared rings\n"
+	"      --pickup       rings in pick-up mode: the executor's threads\n"
+	"                     take the items from the rings themselves\n"
 	"  -h, --help         print this help\n";
 
 struct op_desc {
@@ -75,6 +77,7 @@ struct run {
 	uint64_t count;
 	unsigned int batch;
 	bool ioctl;
+	bool pickup;
 	/* what came back */
 	unsigned char *seen;	/* bitmap of reaped user_data */
 	uint64_t bogus;		/* records with unknown or repeated user_data */
@@ -170,6 +173,7 @@ static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
 		{ "batch", required_argument, NULL, 'b' },
 		{ "delay", required_argument, NULL, 'd' },
 		{ "ioctl", no_argument, NULL, 'I' },
+		{ "pickup", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -203,6 +207,9 @@ static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
 			break;
 		case 'I':
 			r->ioctl = true;
+			break;
+		case 'P':
+			r->pickup = true;
 			break;
 		default:
 			return common_option(cmd, c, argv);
@@ -321,7 +328,7 @@ static int run_items(struct run *r)
 	struct wsx_stats before = { 0 }, after = { 0 };
 	struct job job = {
 		.count = r->count, .batch = r->batch, .ioctl = r->ioctl,
-		.ctx = r,
+		.pickup = r->pickup, .ctx = r,
 		.fill = fill_run_item, .complete = complete_run_item,
 	};
 	int ret, stats_err;

@@ -6,9 +6,12 @@
  * heads out of range refused; backpressure with a CQ smaller than the
  * items in flight (nothing lost); exactly once over WSX_RING_ITEMS
  * (default 1,000,000, divided by WSX_SCALE) items from 3 processes at
- * mixed placements; two threads sharing one ring; a scribbler writing
- * garbage over the shared words while items run; munmap and fork while
- * items run; close with items in flight; wait timeouts and poll.
+ * mixed placements, through ENTER and in the mode where the executor's Ms
+ * pick the entries up (WSX_RING_SQ_PICKUP); that mode's NEED_ENTER flag
+ * and its CRC32C entries left to ENTER; two threads sharing one ring; a
+ * scribbler writing garbage over the shared words while items run; munmap
+ * and fork while items run; close with items in flight; wait timeouts and
+ * poll.
  */
 #include <poll.h>
 #include <pthread.h>
@@ -16,6 +19,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
+#include "crc32c_ref.h"
 #include "wsx_rings.h"
 
 #define SEC		1000000000LL
@@ -63,9 +67,9 @@ TEST(setup_bad_arguments)
 	BAD("sq 3", p.sq_entries = 3, -EINVAL);
 	BAD("cq 24", p.cq_entries = 24, -EINVAL);
 	BAD("cq under sq", p.cq_entries = 8, -EINVAL);
-	BAD("flags", p.flags = 1, -EINVAL);
+	BAD("flags", p.flags = 2, -EINVAL);
 	BAD("reserved0", p.reserved0 = 1, -EINVAL);
-	BAD("reserved[3]", p.reserved[3] = 1, -EINVAL);
+	BAD("reserved[2]", p.reserved[2] = 1, -EINVAL);
 	BAD("sq 2^31", p.sq_entries = 1U << 31, -EINVAL);
 	BAD("sq over the limit", p.sq_entries = 2 * strtoul(max, NULL, 10),
 	    -E2BIG);
@@ -379,17 +383,21 @@ static bool once_spawn(const struct wsx_completion *rec, void *arg)
 	return true;
 }
 
-/* One process's share: @n items, ids 0 .. n-1; exit status 0 if right. */
-static int once_child(size_t n, int nprocs, int which)
+/*
+ * One process's share: @n items, ids 0 .. n-1, through rings set up with
+ * @flags; exit status 0 if right.
+ */
+static int once_child(size_t n, int nprocs, int which, __u32 flags)
 {
 	struct once o = { .n = n };
 	struct wsx_req *reqs = calloc(n, sizeof(*reqs));
 	struct wsx_tring t;
 	int fd = wsx_test_open(), ret;
+	size_t enters = 0;
 
 	o.seen = calloc(n, 1);
 	if (fd < 0 || !reqs || !o.seen ||
-	    wsx_tring_setup(&t, fd, 256 << which, 1024 << which))
+	    wsx_tring_setup_flags(&t, fd, 256 << which, 1024 << which, flags))
 		return 2;
 	for (size_t id = 0; id < n; id++) {
 		__u16 place = (id + which) % 3;
@@ -402,7 +410,9 @@ static int once_child(size_t n, int nprocs, int which)
 			reqs[id] = wsx_test_req(WSX_OP_NOP, id, place, target,
 						0, 0, 0);
 	}
-	ret = wsx_tring_run(&t, reqs, n, once_spawn, &o, 60 * SEC);
+	ret = wsx_tring_run_counted(&t, reqs, n, once_spawn, &o, 60 * SEC,
+				    &enters);
+	printf("# process %d: %zu items, %zu ENTER calls\n", which, n, enters);
 	if (ret || o.dups || o.bad || once_missing(&o)) {
 		fprintf(stderr, "# child %d: run %d dups %zu bad %zu missing %zu\n",
 			which, ret, o.dups, o.bad, once_missing(&o));
@@ -411,7 +421,8 @@ static int once_child(size_t n, int nprocs, int which)
 	return 0;
 }
 
-TEST_F_TIMEOUT(slow, exactly_once_three_processes, 900)
+/* Exactly once over the items of 3 processes through rings of @flags. */
+static void three_processes(struct __test_metadata *_metadata, __u32 flags)
 {
 	const char *env = getenv("WSX_RING_ITEMS");
 	size_t n = env ? strtoul(env, NULL, 10) :
@@ -429,7 +440,7 @@ TEST_F_TIMEOUT(slow, exactly_once_three_processes, 900)
 		pid[i] = fork();
 		ASSERT_LE(0, pid[i]);
 		if (!pid[i])
-			_exit(once_child(share, nprocs, i));
+			_exit(once_child(share, nprocs, i, flags));
 	}
 	for (int i = 0; i < 3; i++) {
 		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
@@ -444,6 +455,48 @@ TEST_F_TIMEOUT(slow, exactly_once_three_processes, 900)
 		  executed);
 	TH_LOG("3 x %zu items through the rings: %lld executed", share,
 	       executed);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(slow, exactly_once_three_processes, 900)
+{
+	three_processes(_metadata, 0);
+}
+
+TEST_F_TIMEOUT(slow, exactly_once_three_processes_pickup, 900)
+{
+	three_processes(_metadata, WSX_RING_SQ_PICKUP);
+}
+
+TEST(pickup_flag_and_crc32c)
+{
+	static unsigned char buf[3 * 4096 + 100];
+	struct collect c = { 0 };
+	struct wsx_req reqs[8];
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup_flags(&t, fd, 8, 16, WSX_RING_SQ_PICKUP));
+	/* no M has looked: ENTER is needed */
+	EXPECT_EQ(WSX_SQ_NEED_ENTER, *t.sq_flags);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = i * 13 + 1;
+	for (int i = 0; i < 8; i++)
+		reqs[i] = nop(i);
+	/* a CRC32C entry amid NOPs: the Ms leave it to ENTER */
+	reqs[3] = wsx_test_req(WSX_OP_CRC32C, 3, 0, 0, (uintptr_t)buf,
+			       sizeof(buf), 4096);
+	ASSERT_EQ(0, wsx_tring_run(&t, reqs, 8, collect_one, &c, 30 * SEC));
+	for (int i = 0; i < 8; i++) {
+		EXPECT_EQ(1, c.count[i]);
+		EXPECT_EQ(0, c.recs[i].status);
+	}
+	EXPECT_EQ(crc32c_ref(0, buf, sizeof(buf)), c.recs[3].result);
+	/* once every M sleeps, each has announced it: ENTER needed again */
+	usleep(300000);
+	EXPECT_EQ(WSX_SQ_NEED_ENTER, *t.sq_flags);
+	wsx_tring_unmap(&t);
 	close(fd);
 }
 

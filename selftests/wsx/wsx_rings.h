@@ -16,7 +16,7 @@ struct wsx_tring {
 	int fd;
 	void *mem;
 	struct wsx_ring_setup p;
-	__u32 *sq_head, *sq_tail, *cq_head, *cq_tail;
+	__u32 *sq_head, *sq_tail, *cq_head, *cq_tail, *sq_flags;
 	struct wsx_req *sqes;
 	struct wsx_completion *cqes;
 };
@@ -31,6 +31,7 @@ static inline void wsx_tring_point(struct wsx_tring *t, void *mem)
 	t->sq_tail = (__u32 *)(m + t->p.sq_tail);
 	t->cq_head = (__u32 *)(m + t->p.cq_head);
 	t->cq_tail = (__u32 *)(m + t->p.cq_tail);
+	t->sq_flags = (__u32 *)(m + t->p.sq_flags);
 	t->sqes = (struct wsx_req *)(m + t->p.sqes);
 	t->cqes = (struct wsx_completion *)(m + t->p.cqes);
 }
@@ -47,9 +48,9 @@ static inline int wsx_tring_map(struct wsx_tring *t)
 	return 0;
 }
 
-/* WSX_IOC_RING_SETUP on @fd with @sq, @cq entries, then mmap; -errno. */
-static inline int wsx_tring_setup(struct wsx_tring *t, int fd, __u32 sq,
-				  __u32 cq)
+/* WSX_IOC_RING_SETUP on @fd with @sq, @cq entries, @flags, then mmap. */
+static inline int wsx_tring_setup_flags(struct wsx_tring *t, int fd,
+					__u32 sq, __u32 cq, __u32 flags)
 {
 	long ret;
 
@@ -57,10 +58,18 @@ static inline int wsx_tring_setup(struct wsx_tring *t, int fd, __u32 sq,
 	t->fd = fd;
 	t->p.sq_entries = sq;
 	t->p.cq_entries = cq;
+	t->p.flags = flags;
 	ret = wsx_test_ioctl(fd, WSX_IOC_RING_SETUP, &t->p);
 	if (ret < 0)
 		return (int)ret;
 	return wsx_tring_map(t);
+}
+
+/* The same without flags; 0 or -errno. */
+static inline int wsx_tring_setup(struct wsx_tring *t, int fd, __u32 sq,
+				  __u32 cq)
+{
+	return wsx_tring_setup_flags(t, fd, sq, cq, 0);
 }
 
 static inline void wsx_tring_unmap(struct wsx_tring *t)
@@ -136,32 +145,61 @@ static inline long wsx_tring_reap(struct wsx_tring *t, __u32 max,
 }
 
 /*
- * Run all @n requests through the rings: push as many as the SQ takes,
- * ENTER them, wait for at least one record when none is ready, reap,
- * until @n records were read.  Returns 0, or -errno of the first failure
- * (-ETIMEDOUT when no record came for @stall_ns).
+ * In WSX_RING_SQ_PICKUP mode: after storing the tail, may the program
+ * leave its new entries to the executor's threads?  (A full barrier, then
+ * the flag.)
  */
-static inline int wsx_tring_run(struct wsx_tring *t, const struct wsx_req *reqs,
-				size_t n, wsx_test_rec_fn fn, void *ctx,
-				__s64 stall_ns)
+static inline bool wsx_tring_picked_up(const struct wsx_tring *t)
+{
+	if (!(t->p.flags & WSX_RING_SQ_PICKUP))
+		return false;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return !(__atomic_load_n(t->sq_flags, __ATOMIC_ACQUIRE) &
+		 WSX_SQ_NEED_ENTER);
+}
+
+/*
+ * Run all @n requests through the rings: push as many as the SQ takes,
+ * ENTER them (in pick-up mode only when the module asks for it), wait for
+ * at least one record when none is ready, reap, until @n records were
+ * read.  *@enters (if not NULL) counts the ENTER calls.  Returns 0, or
+ * -errno of the first failure (-ETIMEDOUT when no record came for
+ * @stall_ns).
+ */
+static inline int wsx_tring_run_counted(struct wsx_tring *t,
+					const struct wsx_req *reqs, size_t n,
+					wsx_test_rec_fn fn, void *ctx,
+					__s64 stall_ns, size_t *enters)
 {
 	size_t sent = 0, done = 0;
+	__u32 wait;
 	long ret;
 
 	while (done < n) {
 		while (sent < n && wsx_tring_push(t, &reqs[sent]))
 			sent++;
-		ret = wsx_tring_enter(t, wsx_tring_unsubmitted(t),
-				      wsx_tring_ready(t) ? 0 : 1, stall_ns,
-				      NULL);
-		if (ret < 0)
-			return (int)ret;
+		wait = wsx_tring_ready(t) ? 0 : 1;
+		if (wait || !wsx_tring_picked_up(t)) {
+			ret = wsx_tring_enter(t, wsx_tring_unsubmitted(t), wait,
+					      stall_ns, NULL);
+			if (ret < 0)
+				return (int)ret;
+			if (enters)
+				(*enters)++;
+		}
 		ret = wsx_tring_reap(t, 0, fn, ctx);
 		if (ret < 0)
 			return (int)ret;
 		done += ret;
 	}
 	return 0;
+}
+
+static inline int wsx_tring_run(struct wsx_tring *t, const struct wsx_req *reqs,
+				size_t n, wsx_test_rec_fn fn, void *ctx,
+				__s64 stall_ns)
+{
+	return wsx_tring_run_counted(t, reqs, n, fn, ctx, stall_ns, NULL);
 }
 
 #endif /* _WSX_RINGS_H */

@@ -242,6 +242,16 @@ struct wsx_wait {
  * ENTER calls are safe, concurrent writers of the same SQ entries are the
  * program's bug).  The mapping stays valid until munmap, also after close;
  * a fork()ed child shares it, as MAP_SHARED memory.
+ *
+ * With WSX_RING_SQ_PICKUP the executor's threads (Ms) themselves consume
+ * the session's SQ entries when they run out of work, before they sleep,
+ * as one more queue to steal from.  The module then keeps WSX_SQ_NEED_ENTER
+ * set in the SQ flags word while no M will look at the SQ again without
+ * being woken: after storing the SQ tail, userspace issues a full barrier
+ * (__atomic_thread_fence(__ATOMIC_SEQ_CST)) and loads the flags; only if
+ * WSX_SQ_NEED_ENTER is set must it call WSX_IOC_ENTER for the new entries.
+ * CRC32C entries are left for ENTER (they pin the caller's pages): an M
+ * that meets one stops there and sets the flag.
  */
 #define WSX_RING_MMAP_OFF	0ULL
 
@@ -252,7 +262,7 @@ struct wsx_wait {
  * @cq_entries:	in: CQ entries (= most items in flight), a power of two,
  *		@sq_entries .. ring_max_entries; 0 = 2 x @sq_entries
  *		(out: the value used)
- * @flags:	in: zero (none defined yet)
+ * @flags:	in: WSX_RING_* flags
  * @reserved0:	zero
  * @mmap_size:	out: the length to mmap at WSX_RING_MMAP_OFF
  * @sq_head:	out: byte offset of the SQ head (u32) in the mapping
@@ -261,6 +271,7 @@ struct wsx_wait {
  * @cq_tail:	out: ... of the CQ tail
  * @sqes:	out: ... of the SQ's struct wsx_req array
  * @cqes:	out: ... of the CQ's struct wsx_completion array
+ * @sq_flags:	out: ... of the SQ flags word (u32, WSX_SQ_*, the module's)
  * @reserved:	zero
  *
  * Once per session.  The CQ's entries count against the module parameter
@@ -278,8 +289,15 @@ struct wsx_ring_setup {
 	__u32 cq_tail;
 	__u32 sqes;
 	__u32 cqes;
-	__u32 reserved[4];
+	__u32 sq_flags;
+	__u32 reserved[3];
 };
+
+/* wsx_ring_setup.flags */
+#define WSX_RING_SQ_PICKUP	0x0001	/* the Ms consume the SQ themselves */
+
+/* Bits of the SQ flags word */
+#define WSX_SQ_NEED_ENTER	0x0001	/* call ENTER for new SQ entries */
 
 /**
  * struct wsx_enter - argument of WSX_IOC_ENTER (32 bytes)
@@ -332,7 +350,8 @@ struct wsx_enter {
  *			-EINTR	interrupted by a signal
  * WSX_IOC_RING_SETUP -EFAULT bad pointer
  *			-EINVAL	entries 0 or not a power of two, cq_entries
- *				under sq_entries, flags or reserved not zero
+ *				under sq_entries, unknown flags, reserved
+ *				not zero
  *			-E2BIG	entries over ring_max_entries
  *			-EBUSY	the session has its rings already
  *			-EAGAIN	cq_entries more in flight would pass

@@ -263,6 +263,16 @@ static bool pow2(__u32 n)
 	return n && !(n & (n - 1));
 }
 
+static __u32 *ring_word(__u32 off)
+{
+	return (__u32 *)(ring.mem + off);
+}
+
+__u32 *fakewsx_sq_flags(void)
+{
+	return ring.mem ? ring_word(ring.p.sq_flags) : NULL;
+}
+
 static int fake_ring_setup(int fd, struct wsx_ring_setup *p)
 {
 	size_t cqes;
@@ -271,8 +281,8 @@ static int fake_ring_setup(int fd, struct wsx_ring_setup *p)
 		return -ENOTTY;
 	if (ring.mem)
 		return -EBUSY;
-	if (p->flags || p->reserved0 || p->reserved[0] || p->reserved[1] ||
-	    p->reserved[2] || p->reserved[3])
+	if ((p->flags & ~WSX_RING_SQ_PICKUP) || p->reserved0 ||
+	    p->reserved[0] || p->reserved[1] || p->reserved[2])
 		return -EINVAL;
 	if (!p->cq_entries)
 		p->cq_entries = 2 * p->sq_entries;
@@ -288,6 +298,7 @@ static int fake_ring_setup(int fd, struct wsx_ring_setup *p)
 	p->sq_tail = 64;
 	p->cq_head = 128;
 	p->cq_tail = 192;
+	p->sq_flags = 240;
 	p->sqes = RING_SQES;
 	p->cqes = cqes;
 	ring.mem = aligned_alloc(4096, p->mmap_size);
@@ -296,12 +307,9 @@ static int fake_ring_setup(int fd, struct wsx_ring_setup *p)
 	memset(ring.mem, 0, p->mmap_size);
 	ring.p = *p;
 	ring.fd = fd;
+	/* no executor thread takes requests here: always ask for ENTER */
+	*ring_word(p->sq_flags) = WSX_SQ_NEED_ENTER;
 	return 0;
-}
-
-static __u32 *ring_word(__u32 off)
-{
-	return (__u32 *)(ring.mem + off);
 }
 
 /* ENTER: run what the SQ holds, as far as the CQ has room. */

@@ -38,4 +38,7 @@ extern struct fakewsx fakewsx;
 /* Drops the queued records and sets the knobs from the environment. */
 void fakewsx_reset(void);
 
+/* The SQ flags word of the rings, NULL before WSX_IOC_RING_SETUP. */
+__u32 *fakewsx_sq_flags(void);
+
 #endif /* WSX_TEST_FAKEWSX_H */

@@ -188,12 +188,12 @@ static void check_ring(void)
 	struct wsx_req *req;
 	unsigned int n = 0, calls;
 
-	KTAP_EQ(wsx_ring_setup(w, 3, 0, &r), -EINVAL, "ring: SQ of 3");
-	KTAP_EQ(wsx_ring_setup(NULL, 4, 4, &r), -EINVAL, "ring: no session");
-	KTAP_EQ(wsx_ring_setup(w, 4, 4, &r), 0, "ring: SQ 4, CQ 4");
+	KTAP_EQ(wsx_ring_setup(w, 3, 0, 0, &r), -EINVAL, "ring: SQ of 3");
+	KTAP_EQ(wsx_ring_setup(NULL, 4, 4, 0, &r), -EINVAL, "ring: no session");
+	KTAP_EQ(wsx_ring_setup(w, 4, 4, 0, &r), 0, "ring: SQ 4, CQ 4");
 	if (!ktap_check(r != NULL, "... gives the rings"))
 		return;
-	KTAP_EQ(wsx_ring_setup(w, 4, 4, &r2), -EBUSY, "ring: a second setup");
+	KTAP_EQ(wsx_ring_setup(w, 4, 4, 0, &r2), -EBUSY, "ring: a second setup");
 	KTAP_EQ(wsx_ring_cq_entries(r), 4, "ring: CQ entries");
 	while ((req = wsx_ring_get_req(r))) {
 		wsx_item_fib(req, 10 + n, n);
@@ -225,7 +225,7 @@ static void check_ring(void)
 	wsx_close(w);
 
 	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
-	wsx_ring_setup(w, 2, 2, &r);
+	wsx_ring_setup(w, 2, 2, 0, &r);
 	req = wsx_ring_get_req(r);
 	wsx_item_nop(req, 1);
 	wsx_item_place(req, WSX_PLACE_P, 99);
@@ -236,8 +236,25 @@ static void check_ring(void)
 	wsx_close(w);
 
 	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	KTAP_EQ(wsx_ring_setup(w, 2, 2, WSX_RING_SQ_PICKUP, &r), 0,
+		"ring: pick-up mode");
+	wsx_item_nop(wsx_ring_get_req(r), 1);
+	calls = fakewsx.calls[NR_ENTER];
+	KTAP_EQ(wsx_ring_submit(r, 0, 0), 1, "... NEED_ENTER set: submitted");
+	KTAP_EQ(fakewsx.calls[NR_ENTER], calls + 1, "... with a system call");
+	wsx_ring_seen(r, 1);
+	*fakewsx_sq_flags() = 0;
+	wsx_item_nop(wsx_ring_get_req(r), 2);
+	KTAP_EQ(wsx_ring_submit(r, 0, 0), 1, "... flag clear: handed over");
+	KTAP_EQ(fakewsx.calls[NR_ENTER], calls + 1, "... with no system call");
+	KTAP_EQ(wsx_ring_sq_pending(r), 1, "... left for the executor");
+	KTAP_EQ(wsx_ring_submit(r, 1, 0), 1, "... waiting enters anyway");
+	wsx_ring_free(r);
+	wsx_close(w);
+
+	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
 	fakewsx.version.abi_minor = 0;
-	KTAP_EQ(wsx_ring_setup(w, 2, 2, &r), -ENOTTY,
+	KTAP_EQ(wsx_ring_setup(w, 2, 2, 0, &r), -ENOTTY,
 		"ring: a module without rings gives -ENOTTY");
 	wsx_close(w);
 }

@@ -170,6 +170,10 @@ struct wsx_ring;
  * @cq_entries:	CQ entries, a power of two from @sq_entries up to the same
  *		bound, or 0 for 2 x @sq_entries: the most items in flight
  *		plus records unread
+ * @flags:	0, or WSX_RING_SQ_PICKUP: the executor's threads take new
+ *		requests from the SQ themselves whenever they run out of
+ *		work, so that wsx_ring_submit() makes a system call only
+ *		when the module asks for one (WSX_SQ_NEED_ENTER) or to wait
  * @out:	the rings (NULL on failure)
  *
  * Once per session.  The rings stay the session's until wsx_close(); the
@@ -185,7 +189,8 @@ struct wsx_ring;
  * Thread-safety: safe.
  */
 int wsx_ring_setup(struct wsx *w, unsigned int sq_entries,
-		   unsigned int cq_entries, struct wsx_ring **out);
+		   unsigned int cq_entries, unsigned int flags,
+		   struct wsx_ring **out);
 
 /*
  * wsx_ring_free - unmap the rings and free @r
@@ -217,10 +222,15 @@ struct wsx_req *wsx_ring_get_req(struct wsx_ring *r);
  * @timeout_ns:	how long to wait; negative = forever
  *
  * One WSX_IOC_ENTER, or none when there is nothing to submit and @wait_nr
- * records are ready already.  A request the module finds malformed is
- * consumed and answered by a record with status -errno.
+ * records are ready already, or, in WSX_RING_SQ_PICKUP mode, when no wait
+ * is needed and the module does not ask for ENTER.  A request the module
+ * finds malformed is consumed and answered by a record with status -errno.
+ * In pick-up mode, call it again after marking records seen while requests
+ * are pending: the executor leaves requests it cannot take (a full CQ, a
+ * CRC32C request) to ENTER.
  *
- * Returns the number of requests the module consumed (0 .. pending), or:
+ * Returns the number of requests the module consumed (0 .. pending; in
+ * pick-up mode without a system call: the number handed over), or:
  *   -EINVAL	@r NULL, or ring indices out of range (corrupted memory)
  *   -E2BIG	@wait_nr over the CQ's entries (no system call)
  *   -EBUSY	requests were pending but the CQ had no entry left for any
