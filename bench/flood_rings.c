@@ -148,23 +148,17 @@ static int wsx_door_enter(struct door *d, unsigned int n, unsigned int min)
 	return 0;
 }
 
-static long wsx_door_reap(struct door *d)
+/* Is the wsx record at @idx right? */
+static bool wsx_door_ok(const struct door *d, __u32 idx)
 {
-	__u32 head = *d->cq_head;
-	__u32 tail = __atomic_load_n(d->cq_tail, __ATOMIC_ACQUIRE);
-	__u32 n = tail - head;
+	const struct wsx_completion *c = &d->cqes[idx];
 
-	for (; head != tail; head++) {
-		const struct wsx_completion *c = &d->cqes[head & d->cq_mask];
-
-		if (c->status || c->user_data >= d->total) {
-			fprintf(stderr, "record %llu: status %d\n",
-				(unsigned long long)c->user_data, c->status);
-			return -1;
-		}
+	if (c->status || c->user_data >= d->total) {
+		fprintf(stderr, "record %llu: status %d\n",
+			(unsigned long long)c->user_data, c->status);
+		return false;
 	}
-	__atomic_store_n(d->cq_head, tail, __ATOMIC_RELEASE);
-	return n;
+	return true;
 }
 
 /* ---- io_uring ---------------------------------------------------------- */
@@ -235,46 +229,56 @@ static int uring_door_enter(struct door *d, unsigned int n, unsigned int min)
 	return 0;
 }
 
-static long uring_door_reap(struct door *d)
+/* Is the io_uring CQE at @idx right? */
+static bool uring_door_ok(const struct door *d, __u32 idx)
+{
+	const struct io_uring_cqe *c = &d->ucqes[idx];
+
+	if (c->res || c->user_data >= d->total) {
+		fprintf(stderr, "cqe %llu: res %d\n",
+			(unsigned long long)c->user_data, c->res);
+		return false;
+	}
+	return true;
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+/* Read every ready record of either door, checking each; count or -1. */
+static long door_reap(struct door *d,
+		      bool (*ok)(const struct door *d, __u32 idx))
 {
 	__u32 head = *d->cq_head;
 	__u32 tail = __atomic_load_n(d->cq_tail, __ATOMIC_ACQUIRE);
 	__u32 n = tail - head;
 
-	for (; head != tail; head++) {
-		const struct io_uring_cqe *c = &d->ucqes[head & d->cq_mask];
-
-		if (c->res || c->user_data >= d->total) {
-			fprintf(stderr, "cqe %llu: res %d\n",
-				(unsigned long long)c->user_data, c->res);
+	for (; head != tail; head++)
+		if (!ok(d, head & d->cq_mask))
 			return -1;
-		}
-	}
+	/* release: our reads of the records before the kernel reuses them */
 	__atomic_store_n(d->cq_head, tail, __ATOMIC_RELEASE);
 	return n;
 }
-
-/* ---- the loop ---------------------------------------------------------- */
 
 struct door_ops {
 	const char *mode;
 	int (*setup)(struct door *d, __u32 sq, __u32 cq);
 	void (*push)(struct door *d, __u64 id);
 	int (*enter)(struct door *d, unsigned int n, unsigned int min);
-	long (*reap)(struct door *d);
+	bool (*ok)(const struct door *d, __u32 idx);
 	bool async;
 	bool pickup;
 };
 
 static const struct door_ops doors[] = {
 	{ "rings", wsx_door_setup, wsx_door_push, wsx_door_enter,
-	  wsx_door_reap, false, false },
+	  wsx_door_ok, false, false },
 	{ "pickup", wsx_door_setup, wsx_door_push, wsx_door_enter,
-	  wsx_door_reap, false, true },
+	  wsx_door_ok, false, true },
 	{ "uring-async", uring_door_setup, uring_door_push, uring_door_enter,
-	  uring_door_reap, true, false },
+	  uring_door_ok, true, false },
 	{ "uring-inline", uring_door_setup, uring_door_push, uring_door_enter,
-	  uring_door_reap, false, false },
+	  uring_door_ok, false, false },
 	{ NULL }
 };
 
@@ -316,7 +320,7 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 			min = out < batch ? out : batch;
 		if ((n || min) && ops->enter(&d, n, min))
 			return 1;
-		got = ops->reap(&d);
+		got = door_reap(&d, ops->ok);
 		if (got < 0)
 			return 1;
 		done += got;

@@ -651,6 +651,17 @@ TEST_F_TIMEOUT(slow, scribbler_while_items_run, 300)
 
 /* ---- munmap, fork, close, poll ----------------------------------------- */
 
+/* Push @n requests like @r, user_data @from on, and ENTER them; true if so. */
+static bool push_enter(struct wsx_tring *t, struct wsx_req r, int from, int n)
+{
+	for (int i = 0; i < n; i++) {
+		r.user_data = from + i;
+		if (!wsx_tring_push(t, &r))
+			return false;
+	}
+	return !wsx_tring_enter(t, n, 0, 0, NULL);
+}
+
 TEST(munmap_while_items_run)
 {
 	struct wsx_req r = wsx_test_req(WSX_OP_SPIN, 0, 0, 0, 1000000, 0, 0);
@@ -661,11 +672,7 @@ TEST(munmap_while_items_run)
 	ASSERT_LE(0, fd);
 	o.seen = calloc(o.n, 1);
 	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 64, 64));
-	for (int i = 0; i < 64; i++) {
-		r.user_data = i;
-		ASSERT_TRUE(wsx_tring_push(&t, &r));
-	}
-	ASSERT_EQ(0, wsx_tring_enter(&t, 64, 0, 0, NULL));
+	ASSERT_TRUE(push_enter(&t, r, 0, 64));
 	wsx_tring_unmap(&t);	/* the items run on */
 	ASSERT_EQ(0, wsx_tring_enter(&t, 0, 64, 60 * SEC, NULL));
 	/* mapped again: the records are all there */
@@ -675,9 +682,7 @@ TEST(munmap_while_items_run)
 	wsx_tring_unmap(&t);
 	/* and unmapped with items in flight, then closed */
 	ASSERT_EQ(0, wsx_tring_map(&t));
-	for (int i = 0; i < 64; i++)
-		ASSERT_TRUE(wsx_tring_push(&t, &r));
-	ASSERT_EQ(0, wsx_tring_enter(&t, 64, 0, 0, NULL));
+	ASSERT_TRUE(push_enter(&t, r, 0, 64));
 	wsx_tring_unmap(&t);
 	close(fd);
 	free(o.seen);
@@ -694,11 +699,7 @@ TEST(fork_shares_the_rings)
 	ASSERT_LE(0, fd);
 	o.seen = calloc(o.n, 1);
 	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 32, 32));
-	for (int i = 0; i < 16; i++) {
-		r.user_data = i;
-		ASSERT_TRUE(wsx_tring_push(&t, &r));
-	}
-	ASSERT_EQ(0, wsx_tring_enter(&t, 16, 0, 0, NULL));
+	ASSERT_TRUE(push_enter(&t, r, 0, 16));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -710,12 +711,7 @@ TEST(fork_shares_the_rings)
 				_exit(1);
 			got += wsx_tring_reap(&t, 0, once_one, &o);
 		}
-		for (int i = 16; i < 32; i++) {
-			r.user_data = i;
-			if (!wsx_tring_push(&t, &r))
-				_exit(2);
-		}
-		_exit(wsx_tring_enter(&t, 16, 0, 0, NULL) ? 3 : 0);
+		_exit(push_enter(&t, r, 16, 16) ? 0 : 2);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
@@ -745,9 +741,7 @@ TEST(close_and_kill_with_items_in_flight)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 1024, 1024));
-	for (int i = 0; i < 1024; i++)
-		ASSERT_TRUE(wsx_tring_push(&t, &r));
-	ASSERT_EQ(0, wsx_tring_enter(&t, 1024, 0, 0, NULL));
+	ASSERT_TRUE(push_enter(&t, r, 0, 1024));
 	close(fd);		/* mapped still: release waits for munmap */
 	wsx_tring_unmap(&t);
 	EXPECT_LT(before + 900, wsx_test_global_stat("cancelled"));
