@@ -7,7 +7,7 @@
  * io-wq's kernel workers (IOSQE_ASYNC, mode "uring-async") or completed
  * inside the system call (mode "uring-inline").
  *
- * All three run the same loop: push up to BATCH items (no more than
+ * All run the same loop: push up to BATCH items (no more than
  * INFLIGHT unreaped), one enter call that submits them and, when nothing
  * more may be submitted before records are read, waits for min(BATCH,
  * outstanding) records; then read every ready record from shared memory.
@@ -298,6 +298,9 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 		return 2;
 	d.async = ops->async;
 	d.pickup = ops->pickup;
+	/* the Ms may not have taken the last batches yet: room for more */
+	if (d.pickup)
+		sq = pow2_at_least(4 * batch);
 	if (ops->setup(&d, sq, pow2_at_least(inflight > sq ? inflight : sq)))
 		return 1;
 	start = flood_now_ns();
@@ -310,6 +313,11 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 			n = batch;
 		if (n > inflight - (sent - done))
 			n = inflight - (sent - done);
+		/* only in pick-up mode can the SQ still hold entries */
+		if (n > sq - (d.tail - __atomic_load_n(d.sq_head,
+						       __ATOMIC_ACQUIRE)))
+			n = sq - (d.tail - __atomic_load_n(d.sq_head,
+							   __ATOMIC_ACQUIRE));
 		for (i = 0; i < n; i++)
 			ops->push(&d, sent + i);
 		/* release: the entries before the tail */
