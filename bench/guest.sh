@@ -14,7 +14,7 @@
 #   sh guest.sh balance      (4 vCPUs) the imbalance workload
 #
 # Environment: RUNS (default 5), FLOOD_ITEMS (default 200000), RTT_ITEMS
-# (default 20000), CRC_MIB (default 256).  Needs /wsx/kmod/wsx.ko, /wsx/kmod/wsx_bench.ko and, for
+# (default 2000), CRC_MIB (default 256).  Needs /wsx/kmod/wsx.ko, /wsx/kmod/wsx_bench.ko and, for
 # the flood and the CRC32C on wsx, /extra/wsx_flood.
 #
 # Output, one record per measured run:
@@ -27,7 +27,7 @@
 # and lines starting with "# " that tell the progress.
 RUNS=${RUNS:-5}
 FLOOD_ITEMS=${FLOOD_ITEMS:-200000}
-RTT_ITEMS=${RTT_ITEMS:-20000}
+RTT_ITEMS=${RTT_ITEMS:-2000}
 CRC_MIB=${CRC_MIB:-256}
 R=/sys/kernel/debug/wsx_bench/run
 S=/sys/kernel/debug/wsx/stats
