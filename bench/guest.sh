@@ -14,8 +14,9 @@
 #   sh guest.sh balance      (4 vCPUs) the imbalance workload
 #
 # Environment: RUNS (default 5), FLOOD_ITEMS (default 200000), RTT_ITEMS
-# (default 2000), CRC_MIB (default 256).  Needs /wsx/kmod/wsx.ko, /wsx/kmod/wsx_bench.ko and, for
-# the flood and the CRC32C on wsx, /extra/wsx_flood.
+# (default 2000), CRC_MIB (default 256).  Needs /wsx/kmod/wsx.ko,
+# /wsx/kmod/wsx_bench.ko and, for the flood and the CRC32C on wsx,
+# /extra/wsx_flood.
 #
 # Output, one record per measured run:
 #   @begin config=C workload=W contender=X
