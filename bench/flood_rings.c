@@ -121,17 +121,17 @@ static int wsx_door_enter(struct door *d, unsigned int n, unsigned int min)
 	struct wsx_enter e;
 	int ret;
 
-	if (d->pickup && !min) {
+	if (d->pickup) {
+		/* every entry not taken yet, the older ones too */
+		n = *d->sq_tail - __atomic_load_n(d->sq_head,
+						  __ATOMIC_ACQUIRE);
+		if (!min && !n)
+			return 0;
 		/* StoreLoad: the tail before the flag */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!(__atomic_load_n(d->sq_flags, __ATOMIC_ACQUIRE) &
-		      WSX_SQ_NEED_ENTER))
+		if (!min && !(__atomic_load_n(d->sq_flags, __ATOMIC_ACQUIRE) &
+			      WSX_SQ_NEED_ENTER))
 			return 0;	/* the Ms take the entries */
-		n = *d->sq_tail - __atomic_load_n(d->sq_head,
-						  __ATOMIC_ACQUIRE);
-	} else if (d->pickup) {
-		n = *d->sq_tail - __atomic_load_n(d->sq_head,
-						  __ATOMIC_ACQUIRE);
 	}
 	memset(&e, 0, sizeof(e));
 	e.to_submit = n;
@@ -326,7 +326,8 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 		out = sent - done;
 		if (out >= inflight || sent == total)
 			min = out < batch ? out : batch;
-		if ((n || min) && ops->enter(&d, n, min))
+		/* pick-up mode: the flag decides, also for older entries */
+		if ((n || min || d.pickup) && ops->enter(&d, n, min))
 			return 1;
 		got = door_reap(&d, ops->ok);
 		if (got < 0)

@@ -284,8 +284,8 @@ refuse:
 /*
  * Consume up to @to_submit new SQ entries, as far as the CQ has room, with
  * sq_lock held: see "SQ" and "Backpressure" above.  An M (@in_m) stops at
- * a CRC32C entry.  Returns 0 or -EINVAL (indices out of range); *@submitted
- * and *@error as WSX_IOC_ENTER says.
+ * a CRC32C entry (*@error = -EAGAIN).  Returns 0 or -EINVAL (indices out of
+ * range); *@submitted and *@error as WSX_IOC_ENTER says.
  */
 static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit, bool in_m,
 			     u32 *submitted, s32 *error)
@@ -322,7 +322,7 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit, bool in_m,
 		       sizeof(req));
 		if (in_m && req.op == WSX_OP_CRC32C) {
 			/* forgotten: ENTER reads the entry afresh */
-			WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
+			*error = -EAGAIN;
 			break;
 		}
 		WRITE_ONCE(r->sq_head_k, r->sq_head_k + 1);
@@ -384,8 +384,9 @@ static void wsx_rings_pickup_one(struct wsx_rings *r)
 	mutex_lock(&r->sq_lock);
 	/* this M will come back before it parks: userspace need not enter */
 	WRITE_ONCE(r->hdr->sq_flags, 0);
+	/* none consumed for lack of entries: another consumer was first */
 	if (wsx_rings_consume(r, WSX_PICKUP_BATCH, true, &submitted, &error) ||
-	    error || !submitted) {
+	    error) {
 		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
 		WRITE_ONCE(r->pickup_blocked, true);
 	}
