@@ -53,26 +53,44 @@ demo:
 	@$(MAKE) --no-print-directory all
 	@scripts/demo
 
-## install       module (into KDIR's /lib/modules), libwsx, header, wsxctl
+## install       module (into KDIR's /lib/modules), libwsx, headers, wsxctl,
+##               the man pages
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(MAKE) -C userlib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	install -D -m 644 docs/wsx.4 $(DESTDIR)$(PREFIX)/share/man/man4/wsx.4
+	scripts/kernel-api-man $(DESTDIR)$(PREFIX)/share/man/man9
 
-## dkms-install  copy the source to /usr/src/wsx-VERSION, dkms add/build/install
+## dkms-install  copy the source to /usr/src/wsx-VERSION, register it with
+##               DKMS and build and install it for every installed kernel
+##               that has headers (see scripts/dkms-install)
 dkms-install:
-	rm -rf /usr/src/wsx-$(VERSION)
-	scripts/module-source /usr/src/wsx-$(VERSION)
-	dkms add wsx/$(VERSION) || true
-	dkms build wsx/$(VERSION)
-	dkms install wsx/$(VERSION)
+	scripts/dkms-install
+
+## deb           the Debian packages wsx-dkms, libwsx1, libwsx-dev, wsxctl
+##               into build/deb/ (dpkg-buildpackage -b in a copy)
+.PHONY: deb
+deb:
+	@scripts/deps
+	scripts/build-deb
+
+## check-deb     build the packages, lintian, install them, boot the
+##               DKMS-built module with the installed wsxctl and libwsx and
+##               run the kselftests, then purge (see scripts/check-deb)
+.PHONY: check-deb
+check-deb:
+	@scripts/deps
+	@$(MAKE) --no-print-directory selftests
+	@scripts/check-deb
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C userlib clean
 	rm -rf build
 
-## bench         build, then benchmark wsx against cmwq, a central queue and
-##               direct calls in two VM boots (see scripts/bench)
+## bench         build, then benchmark wsx against the Go runtime, cmwq, a
+##               central queue and direct calls, each of three phases in
+##               three VM boots (see scripts/bench; not run in CI)
 .PHONY: bench
 bench:
 	@scripts/deps
@@ -81,13 +99,14 @@ bench:
 
 ## bench-profile perf inside the VM: the hottest kernel symbols of one
 ##               benchmark workload (scripts/bench-profile;
-##               WORKLOAD=spawn CONTENDER=wsx PARAMS="wsx.ko params")
+##               WORKLOAD=spawn CONTENDER=wsx PARAMS="wsx.ko params",
+##               or CMD="wsxctl run spawn 4 8 0": a command in the guest)
 .PHONY: bench-profile
 bench-profile:
 	@scripts/deps
-	@$(MAKE) --no-print-directory module
-	@scripts/bench-profile $(or $(WORKLOAD),spawn) $(or $(CONTENDER),wsx) \
-		$(PARAMS)
+	@$(MAKE) --no-print-directory module userlib
+	@scripts/bench-profile $(if $(CMD),--cmd '$(CMD)',\
+		$(or $(WORKLOAD),spawn) $(or $(CONTENDER),wsx)) $(PARAMS)
 
 ## svg           regenerate docs/seeds-timeline.svg from a VM run of the
 ##               seeds' scenario (scripts/timeline-svg)

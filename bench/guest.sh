@@ -5,18 +5,24 @@
 # started by scripts/bench through scripts/vm-run.  It prints raw results
 # only; scripts/bench-report turns them into the table, JSON and SVG.
 #
-#   sh guest.sh throughput   (2 vCPUs) spawn and fib on every contender and
-#                            wsx config, stats on against off, CRC32C, and
-#                            the NOP flood from userspace through /dev/wsx's
-#                            ioctls and rings and through io_uring, at
-#                            batch 1, 16, 256 and as a round trip (rtt:
-#                            submit one, wait for it)
+#   sh guest.sh throughput   (2 vCPUs) spawn and fib on every contender,
+#                            the Go runtime included, and on every wsx
+#                            config (stats on against off, latency_sample=1,
+#                            the steal policies), the executor-only
+#                            spawn-pre and fib-pre, CRC32C, and the NOP
+#                            flood from userspace through /dev/wsx's ioctls
+#                            and rings and through io_uring, at batch 1, 16,
+#                            256 and as a round trip (rtt: submit one, wait
+#                            for it)
 #   sh guest.sh balance      (4 vCPUs) the imbalance workload
+#   sh guest.sh executor     (1 vCPU, so nprocs=1) the executor-only
+#                            workloads, and spawn and fib on wsx and direct
 #
-# Environment: RUNS (default 5), FLOOD_ITEMS (default 200000), RTT_ITEMS
+# Environment: RUNS (default 2), FLOOD_ITEMS (default 200000), RTT_ITEMS
 # (default 2000), CRC_MIB (default 256).  Needs /wsx/kmod/wsx.ko,
-# /wsx/kmod/wsx_bench.ko and, for the flood and the CRC32C on wsx,
-# /extra/wsx_flood.
+# /wsx/kmod/wsx_bench.ko, for the flood and the CRC32C on wsx
+# /extra/wsx_flood, for the Go runtime /extra/wsx_go (each skipped when
+# absent).
 #
 # Output, one record per measured run:
 #   @begin config=C workload=W contender=X
@@ -26,7 +32,7 @@
 #   post ..., postlog ...             the same after
 #   @end
 # and lines starting with "# " that tell the progress.
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-2}
 FLOOD_ITEMS=${FLOOD_ITEMS:-200000}
 RTT_ITEMS=${RTT_ITEMS:-2000}
 CRC_MIB=${CRC_MIB:-256}
@@ -34,6 +40,7 @@ R=/sys/kernel/debug/wsx_bench/run
 S=/sys/kernel/debug/wsx/stats
 L=/sys/kernel/debug/wsx/steal_log
 FLOOD=/extra/wsx_flood
+GO=/extra/wsx_go
 config=
 ITERS=
 
@@ -73,6 +80,14 @@ one() {
 	echo "@end"
 }
 
+# go WORKLOAD ARGS...: one timed run of the Go runtime (after its warm-up).
+go() {
+	[ -x "$GO" ] || return 0
+	echo "@begin config=$config workload=$1 contender=go"
+	"$GO" "$@" 1 || echo "@error $1 go: wsx_go $* failed"
+	echo "@end"
+}
+
 # user WORKLOAD CONTENDER COMMAND...: one run of wsx_flood.
 user() {
 	w=$1 c=$2
@@ -104,9 +119,22 @@ throughput() {
 				one $w $c
 			done
 		done
+		for w in spawn-pre fib-pre; do
+			for c in wsx cmwq-percpu central direct; do
+				one $w $c
+			done
+		done
+		go spawn "$(cat /sys/module/wsx_bench/parameters/spawn_items)" \
+			"$(cat /sys/module/wsx_bench/parameters/spawn_fanout)"
+		go fib "$(cat /sys/module/wsx_bench/parameters/fib_n)"
 		load stats0 stats=0
 		one spawn wsx
 		one fib wsx
+		one spawn-pre wsx
+		load ls1 latency_sample=1
+		one spawn wsx
+		one fib wsx
+		one spawn-pre wsx
 		for pol in none one all; do
 			load "$pol" steal_policy="$pol"
 			one spawn wsx
@@ -157,6 +185,32 @@ balance() {
 		for c in cmwq-percpu cmwq-unbound central direct; do
 			one imbalance $c
 		done
+		go imbalance "$(cat /sys/module/wsx_bench/parameters/imb_items)" \
+			"$ITERS"
+		i=$((i + 1))
+	done
+}
+
+executor() {
+	i=1
+	while [ $i -le "$RUNS" ]; do
+		echo "# executor round $i/$RUNS: one vCPU, nprocs=1"
+		load half
+		for w in spawn-pre fib-pre; do
+			for c in wsx cmwq-percpu central direct; do
+				one $w $c
+			done
+		done
+		for w in spawn fib; do
+			one $w wsx
+			one $w direct
+		done
+		load stats0 stats=0
+		one spawn-pre wsx
+		one fib-pre wsx
+		load ls1 latency_sample=1
+		one spawn-pre wsx
+		one fib-pre wsx
 		i=$((i + 1))
 	done
 }
@@ -165,7 +219,8 @@ echo "@meta cpus=$(grep -c ^processor /proc/cpuinfo) clocksource=$(cat /sys/devi
 case $1 in
 throughput) throughput ;;
 balance) balance ;;
-*) die "usage: guest.sh throughput|balance" ;;
+executor) executor ;;
+*) die "usage: guest.sh throughput|balance|executor" ;;
 esac
 rmmod wsx_bench 2>/dev/null
 echo "@done"

@@ -6,8 +6,12 @@
 # completes with a well-formed, correct result line and asserts no timing.
 # Prints KTAP, exits 0 when every case passed, else 1.
 #
-#   sh smoke.sh [WSX_FLOOD]     (default /extra/wsx_flood; skipped if absent)
+#   sh smoke.sh [WSX_FLOOD [WSX_GO]]
+#
+# WSX_FLOOD (default /extra/wsx_flood) and WSX_GO, the Go contender
+# (default /extra/wsx_go), are skipped when absent.
 FLOOD=${1:-/extra/wsx_flood}
+GO=${2:-/extra/wsx_go}
 KO=/wsx/kmod/wsx_bench.ko
 R=/sys/kernel/debug/wsx_bench/run
 n=0
@@ -23,19 +27,23 @@ result() {
 	fi
 }
 
-# bench WORKLOAD CONTENDER: one run; the line must be complete and ok=1.
-bench() {
-	out=$( (echo "$1 $2 1" >$R) 2>&1 && cat $R)
-	echo "$out" | sed 's/^/# /'
-	if echo "$out" | grep -Eq "^bench workload=$1 contender=$2 run=0 cpus=[0-9]+ items=[1-9][0-9]* ns=[1-9][0-9]* result=[0-9]+ ok=1 spin_iters=[0-9]+$"; then
+# check WORKLOAD CONTENDER OUTPUT: the line must be complete and ok=1.
+check() {
+	echo "$3" | sed 's/^/# /'
+	if echo "$3" | grep -Eq "^bench workload=$1 contender=$2 run=0 cpus=[0-9]+ items=[1-9][0-9]* ns=[1-9][0-9]* result=[0-9]+ ok=1 spin_iters=[0-9]+$"; then
 		result ok "$1 $2"
 	else
 		result fail "$1 $2"
 	fi
 }
 
+# bench WORKLOAD CONTENDER: one run of the bench module.
+bench() {
+	check "$1" "$2" "$( (echo "$1 $2 1" >$R) 2>&1 && cat $R)"
+}
+
 echo "TAP version 13"
-echo "1..23"
+echo "1..36"
 # the selftests before may have unloaded wsx: load it with its defaults
 if [ ! -d /sys/module/wsx ] && ! insmod /wsx/kmod/wsx.ko; then
 	echo "Bail out! wsx.ko is not loaded and insmod failed"
@@ -46,7 +54,7 @@ if ! insmod $KO spawn_items=4096 fib_n=12 imb_items=64 crc_mib=1; then
 	echo "Bail out! insmod $KO failed"
 	exit 1
 fi
-for w in spawn fib imbalance; do
+for w in spawn fib imbalance spawn-pre fib-pre; do
 	for c in wsx cmwq-percpu cmwq-unbound central direct; do
 		bench $w $c
 	done
@@ -81,4 +89,13 @@ else
 	done
 	result ok "wsx_flood crc matches direct" "SKIP $FLOOD not staged"
 fi
+
+# the Go contender: the same shapes, the same result line
+for w in "spawn 4096 4" "fib 12" "imbalance 64 1000"; do
+	if [ -x "$GO" ]; then
+		check "${w%% *}" go "$("$GO" $w 1 2>&1)"
+	else
+		result ok "${w%% *} go" "SKIP $GO not staged"
+	fi
+done
 exit $failed

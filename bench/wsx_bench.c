@@ -18,10 +18,12 @@
  *
  * Workloads (module parameters, writable in /sys/module/wsx_bench/):
  *
- *   spawn      a binary tree of spawn_items (2^20) NOP items: an item that
- *              stands for n items spawns two children standing for the n - 1
- *              others, split in halves, and does nothing else
- *   fib        fork-join Fibonacci of fib_n (27) by continuations, as wsx's
+ *   spawn      a tree of spawn_items (87381) NOP items: an item that stands
+ *              for n items spawns spawn_fanout (4) children standing for the
+ *              n - 1 others, split evenly, and does nothing else; the
+ *              defaults make the full 4-ary tree of depth 8, the shape of
+ *              `wsxctl run spawn 4 8 0`
+ *   fib        fork-join Fibonacci of fib_n (25) by continuations, as wsx's
  *              FIB op: a node spawns n-1 and n-2 and returns; the last child
  *              to finish combines both results and completes its parent
  *   imbalance  imb_items (4000) items spinning imb_spin_ns (10 us) each, all
@@ -31,13 +33,19 @@
  *              rounds of a multiply-add; when that is 0 the first imbalance
  *              run calibrates it to imb_spin_ns on its CPU and sets it (the
  *              result line tells it, so that a reload can pass it back)
+ *   spawn-pre  the executor's own cost: spawn and fib over nodes allocated
+ *   fib-pre    and zeroed before the clock starts, laid out in preorder so
+ *              that an item finds its children by an offset from its own
+ *              node; no item allocates or frees, so the times are the
+ *              executor's and the item function's, without the slab
+ *              allocator (and the zeroing of Debian's init_on_alloc)
  *   crc        direct only: CRC32C (__crc32c_le, ~0 seed, inverted) over
  *              crc_mib (256) MiB of vmalloc'ed memory on one CPU, filled with
  *              the xorshift64 pattern that bench/wsx_flood.c uses, so that
  *              the checksum equals the one wsx's CRC32C op computes there
  *
- * Every item allocates its children from one kmem_cache and frees itself,
- * for every contender alike.
+ * In spawn, fib and imbalance every item allocates its children from one
+ * kmem_cache and frees itself, for every contender alike.
  *
  * Interface: /sys/kernel/debug/wsx_bench/run.  Write "WORKLOAD CONTENDER
  * [RUNS]" (RUNS defaults to 1, at most 100): the write returns when the runs
@@ -75,11 +83,15 @@
 
 #include "wsx.h"
 
-static unsigned int spawn_items = 1U << 20;
+static unsigned int spawn_items = 87381;
 module_param(spawn_items, uint, 0644);
 MODULE_PARM_DESC(spawn_items, "Items of the spawn tree (1 .. 2^24)");
 
-static unsigned int fib_n = 27;
+static unsigned int spawn_fanout = 4;
+module_param(spawn_fanout, uint, 0644);
+MODULE_PARM_DESC(spawn_fanout, "Children of a spawn item (2 .. 16)");
+
+static unsigned int fib_n = 25;
 module_param(fib_n, uint, 0644);
 MODULE_PARM_DESC(fib_n, "n of the fib workload (1 .. 32)");
 
@@ -102,7 +114,8 @@ MODULE_PARM_DESC(crc_mib, "MiB of the crc workload (1 .. 1024)");
 #define WB_OUT_SIZE	8192
 #define WB_RUNS_MAX	100
 
-enum wb_workload { WB_SPAWN, WB_FIB, WB_IMBALANCE, WB_CRC, WB_NR_WORKLOADS };
+enum wb_workload { WB_SPAWN, WB_FIB, WB_IMBALANCE, WB_CRC, WB_SPAWN_PRE,
+		   WB_FIB_PRE, WB_NR_WORKLOADS };
 enum wb_who { WB_WSX, WB_CMWQ_PERCPU, WB_CMWQ_UNBOUND, WB_CENTRAL, WB_DIRECT,
 	      WB_NR_WHO };
 
@@ -111,6 +124,8 @@ static const char * const wb_workload_names[] = {
 	[WB_FIB] = "fib",
 	[WB_IMBALANCE] = "imbalance",
 	[WB_CRC] = "crc",
+	[WB_SPAWN_PRE] = "spawn-pre",
+	[WB_FIB_PRE] = "fib-pre",
 };
 
 static const char * const wb_who_names[] = {
@@ -141,7 +156,10 @@ struct wb_node {
 /* One run of one workload on one contender (one at a time: wb_lock). */
 struct wb_run {
 	enum wb_who who;
-	enum wb_workload what;
+	enum wb_workload what;		/* WB_SPAWN or WB_FIB for the -pre ones */
+	struct wb_node *pool;		/* -pre: every node, in preorder */
+	u32 fanout;			/* spawn: spawn_fanout at the start */
+	u32 fib_nodes[33];		/* fib-pre: nodes of the tree of fib(n) */
 	struct wsx_job job;		/* wsx */
 	atomic_long_t pending;		/* the others: queued, not finished */
 	struct completion done;
@@ -189,7 +207,25 @@ static struct wb_node *wb_node_alloc(struct wb_run *run)
 
 static void wb_node_free(struct wb_node *node)
 {
-	kmem_cache_free(wb_node_cache, node);
+	if (!node->run->pool)
+		kmem_cache_free(wb_node_cache, node);
+}
+
+/*
+ * The child of @node at @off in the preorder of the tree, from the pool;
+ * allocated when there is no pool (@node may then be freed already).
+ */
+static struct wb_node *wb_child(struct wb_run *run, struct wb_node *node,
+				u32 off)
+{
+	struct wb_node *child;
+
+	if (!run->pool)
+		return wb_node_alloc(run);
+	child = node + off;
+	child->run = run;
+	child->parent = NULL;
+	return child;
 }
 
 static void wb_central_push(struct wb_node *node)
@@ -247,9 +283,10 @@ static void wb_put(struct wb_run *run)
 
 /* ---- the item functions ------------------------------------------------ */
 
-static void wb_spawn_child(struct wb_run *run, u32 n)
+static void wb_spawn_child(struct wb_run *run, struct wb_node *node, u32 off,
+			   u32 n)
 {
-	struct wb_node *child = wb_node_alloc(run);
+	struct wb_node *child = wb_child(run, node, off);
 
 	if (!child)
 		return;
@@ -260,13 +297,21 @@ static void wb_spawn_child(struct wb_run *run, u32 n)
 static void wb_spawn_fn(struct wb_node *node)
 {
 	struct wb_run *run = node->run;
-	u32 rest = node->n - 1, half = rest / 2;
+	u32 rest = node->n - 1, fanout = run->fanout, off = 1, i, n;
 
+	/*
+	 * Child i stands for (rest + fanout - 1 - i) / fanout items, the first
+	 * ones for one more when rest does not divide evenly.  A subtree of n
+	 * items takes n slots in the pool: each child's follow the previous.
+	 */
 	wb_node_free(node);
-	if (rest - half)
-		wb_spawn_child(run, rest - half);
-	if (half)
-		wb_spawn_child(run, half);
+	for (i = 0; i < fanout; i++) {
+		n = (rest + fanout - 1 - i) / fanout;
+		if (!n)
+			break;
+		wb_spawn_child(run, node, off, n);
+		off += n;
+	}
 }
 
 /* A fib node finished with @value: complete parents up to the root. */
@@ -301,8 +346,9 @@ static void wb_fib_fn(struct wb_node *node)
 		wb_fib_join(node, node->n);
 		return;
 	}
-	child[0] = wb_node_alloc(run);
-	child[1] = wb_node_alloc(run);
+	/* preorder: fib(n - 1)'s tree follows the node, fib(n - 2)'s that */
+	child[0] = wb_child(run, node, 1);
+	child[1] = wb_child(run, node, 1 + run->fib_nodes[node->n - 1]);
 	if (!child[0] || !child[1]) {
 		if (child[0])
 			wb_node_free(child[0]);
@@ -376,9 +422,11 @@ static void wb_node_run(struct wb_node *node)
 
 	switch (run->what) {
 	case WB_SPAWN:
+	case WB_SPAWN_PRE:
 		wb_spawn_fn(node);
 		return;
 	case WB_FIB:
+	case WB_FIB_PRE:
 		wb_fib_fn(node);
 		return;
 	case WB_IMBALANCE:
@@ -537,7 +585,8 @@ static unsigned long wb_start(struct wb_run *run)
 	unsigned long i;
 
 	if (run->what != WB_IMBALANCE) {
-		node = wb_node_alloc(run);
+		node = run->pool ? wb_child(run, run->pool, 0) :
+				   wb_node_alloc(run);
 		if (!node)
 			return 0;
 		node->n = run->what == WB_SPAWN ? spawn_items : fib_n;
@@ -570,11 +619,27 @@ static unsigned long wb_start(struct wb_run *run)
 	return i;
 }
 
+/*
+ * The pool of a -pre run: every node of the tree, zeroed (so its pages are
+ * there) before the clock starts.  NULL if out of memory.
+ */
+static struct wb_node *wb_pool_alloc(struct wb_run *run)
+{
+	unsigned int n;
+	u64 nodes;
+
+	for (n = 0; n < ARRAY_SIZE(run->fib_nodes); n++)
+		run->fib_nodes[n] = 2 * wb_fib(n + 1) - 1;
+	nodes = run->what == WB_SPAWN ? spawn_items : run->fib_nodes[fib_n];
+	return vzalloc(array_size(nodes, sizeof(struct wb_node)));
+}
+
 static int wb_run_once(enum wb_workload what, enum wb_who who, u64 *ns,
 		       u64 *result, u64 *items)
 {
 	struct wb_run *run = &wb_run;
 	struct wb_node *node;
+	int ret = 0;
 	u64 start;
 
 	if (what == WB_CRC)
@@ -582,7 +647,14 @@ static int wb_run_once(enum wb_workload what, enum wb_who who, u64 *ns,
 
 	memset(run, 0, sizeof(*run));
 	run->who = who;
-	run->what = what;
+	run->fanout = spawn_fanout;
+	run->what = what == WB_SPAWN_PRE ? WB_SPAWN :
+		    what == WB_FIB_PRE ? WB_FIB : what;
+	if (run->what != what) {
+		run->pool = wb_pool_alloc(run);
+		if (!run->pool)
+			return -ENOMEM;
+	}
 	run->spin_iters = imb_spin_iters;
 	init_completion(&run->done);
 	INIT_LIST_HEAD(&run->stack);
@@ -608,27 +680,29 @@ static int wb_run_once(enum wb_workload what, enum wb_who who, u64 *ns,
 	}
 	*ns = ktime_get_ns() - start;
 	*result = run->result;
-	switch (what) {
+	vfree(run->pool);
+	switch (run->what) {
 	case WB_SPAWN:
 		*items = spawn_items;
 		if (who == WB_WSX && wsx_job_nodes(&run->job) != spawn_items)
-			return -EIO;
+			ret = -EIO;
 		break;
 	case WB_FIB:
 		*items = 2 * wb_fib(fib_n + 1) - 1;
 		if (*result != wb_fib(fib_n))
-			return -EIO;
+			ret = -EIO;
 		break;
 	default:
 		*items = imb_items;
 		break;
 	}
-	return READ_ONCE(run->failed) ? -ENOMEM : 0;
+	return ret ?: READ_ONCE(run->failed) ? -ENOMEM : 0;
 }
 
 static bool wb_params_ok(void)
 {
 	return spawn_items >= 1 && spawn_items <= (1U << 24) &&
+	       spawn_fanout >= 2 && spawn_fanout <= 16 &&
 	       fib_n >= 1 && fib_n <= 32 &&
 	       imb_items >= 1 && imb_items <= 1000000 &&
 	       imb_spin_ns <= 10 * NSEC_PER_MSEC &&
@@ -664,7 +738,9 @@ static int wb_command(char *cmd)
 	wb_out_len = 0;
 	for (i = 0; i < runs; i++) {
 		ret = wb_run_once(what, who, &ns, &result, &items);
-		if (ret == -ENOMEM && what == WB_CRC)
+		/* no time to report: crc's buffer or a -pre pool failed */
+		if (ret == -ENOMEM && (what == WB_CRC || what == WB_SPAWN_PRE ||
+				       what == WB_FIB_PRE))
 			return ret;
 		wb_out_len += scnprintf(wb_out + wb_out_len,
 					WB_OUT_SIZE - wb_out_len,
@@ -701,7 +777,7 @@ static ssize_t wb_run_read(struct file *file, char __user *ubuf, size_t len,
 {
 	static const char usage[] =
 		"write: WORKLOAD CONTENDER [RUNS]\n"
-		"workloads: spawn fib imbalance crc\n"
+		"workloads: spawn fib imbalance crc spawn-pre fib-pre\n"
 		"contenders: wsx cmwq-percpu cmwq-unbound central direct\n";
 	ssize_t ret;
 

@@ -8,7 +8,10 @@
  * fewer than max_threads - and blocks without a P, so the P keeps running
  * its queue.  wsx_block_end() takes a P back: the old one if it is idle,
  * else any idle P, else the M waits in mwait until an M parking its P hands
- * that P over instead of idling it.  So the number of items running outside
+ * that P over instead of idling it, or, under sustained load where no P runs
+ * dry, until a busy P's holder yields its P at its next global_tick-th
+ * schedule tick (wsx_m_yield_p()): the wait is bounded by global_tick
+ * schedule ticks of any running P.  So the number of items running outside
  * blocking sections never exceeds the number of Ps.  With no spare M to be
  * had (max_threads reached) the M keeps its P while it blocks, and the P's
  * queue waits (thieves may still take from its ring).
@@ -51,6 +54,14 @@ static void wsx_m_take_p(struct wsx_m *m, struct wsx_p *p)
 	WRITE_ONCE(m->p, p);
 	m->lastp = p;
 	set_cpus_allowed_ptr(m->task, cpumask_of(p->cpu));
+	/*
+	 * Full barrier: whoever made us p->m did so before this; our next
+	 * read of p->want_online (wsx_find_runnable()) comes after.  Pairs
+	 * with smp_mb() in wsx_sched_cpu_offline(), which writes want_online
+	 * and then reads p->m: either it wakes us, or we see the P going
+	 * offline (store buffering, fenced on both sides).
+	 */
+	smp_mb();
 }
 
 /* Under mlock: hand @p to @to, an M in the pool or in mwait. */
@@ -61,6 +72,23 @@ static void wsx_m_give(struct wsx_m *to, struct wsx_p *p)
 	WRITE_ONCE(p->m, to);
 	WRITE_ONCE(to->nextp, p);
 	wake_up(&to->wq);
+}
+
+/* Under mlock: hand @m's P to the first M in mwait, if any; true if so. */
+static bool wsx_m_give_waiter(struct wsx_m *m)
+{
+	struct wsx_m *waiter;
+
+	lockdep_assert_held(&wsx_sched.mlock);
+	waiter = list_first_entry_or_null(&wsx_sched.mwait, struct wsx_m,
+					  node);
+	if (!waiter)
+		return false;
+	atomic_dec(&wsx_sched.nmwait);
+	m->lastp = m->p;
+	WRITE_ONCE(m->p, NULL);
+	wsx_m_give(waiter, m->lastp);
+	return true;
 }
 
 /**
@@ -185,22 +213,44 @@ bool wsx_m_pool_wait(struct wsx_m *m)
 bool wsx_m_idle_p(struct wsx_m *m)
 {
 	struct wsx_p *p = m->p;
-	struct wsx_m *waiter;
+	bool given;
 
 	spin_lock(&wsx_sched.mlock);
-	waiter = list_first_entry_or_null(&wsx_sched.mwait, struct wsx_m,
-					  node);
-	if (waiter) {
-		m->lastp = p;
-		WRITE_ONCE(m->p, NULL);
-		wsx_m_give(waiter, p);
-	} else {
+	given = wsx_m_give_waiter(m);
+	if (!given) {
 		/* count first, so whoever claims the bit finds npidle > 0 */
 		atomic_inc(&wsx_sched.npidle);
+		/* set_bit() is unordered: the count before the bit */
+		smp_mb__before_atomic();
 		set_bit(p->id, wsx_sched.pidle);
 	}
 	spin_unlock(&wsx_sched.mlock);
-	return waiter;
+	return given;
+}
+
+/**
+ * wsx_m_yield_p - a busy P's holder gives its P to an M waiting for one
+ * @m:	the M, holding a P, at a schedule point (between items, not spinning)
+ *
+ * Called every global_tick-th schedule tick (wsx_find_runnable()): an M
+ * that left a blocking section while every P was busy waits in mwait, and
+ * no P runs dry under sustained load to hand it over (wsx_m_idle_p()).  So
+ * a waiting M gets a P within global_tick schedule ticks of any running P,
+ * as Go's exitsyscall puts its goroutine on the global queue, which the
+ * 61-tick check bounds.  The yielding M goes to the pool.
+ *
+ * Return: true when the P went to a waiting M (@m holds none any more).
+ */
+bool wsx_m_yield_p(struct wsx_m *m)
+{
+	bool given;
+
+	if (!atomic_read(&wsx_sched.nmwait))
+		return false;
+	spin_lock(&wsx_sched.mlock);
+	given = wsx_m_give_waiter(m);
+	spin_unlock(&wsx_sched.mlock);
+	return given;
 }
 
 /**
@@ -257,8 +307,10 @@ void wsx_m_block_end(struct wsx_m *m)
 		return;		/* it kept its P: no spare M was to be had */
 	spin_lock(&wsx_sched.mlock);
 	p = wsx_p_take_idle(m, m->lastp);
-	if (!p)
+	if (!p) {
 		list_add_tail(&m->node, &wsx_sched.mwait);
+		atomic_inc(&wsx_sched.nmwait);
+	}
 	spin_unlock(&wsx_sched.mlock);
 	if (!p) {
 		wait_event_idle(m->wq, READ_ONCE(m->nextp));
@@ -338,11 +390,21 @@ void wsx_cond_handoff(void)
 	struct wsx_p *p;
 
 	might_sleep();
-	if (!m || !READ_ONCE(m->handoff_req))
+	/*
+	 * Consume the request in one step (a fully ordered xchg, which also
+	 * pairs with the monitor's release: handoff_p and handoff_seq below
+	 * are the request's), so that a new one is never cleared unseen.
+	 */
+	if (!m || !READ_ONCE(m->handoff_req) || !xchg(&m->handoff_req, false))
 		return;
-	WRITE_ONCE(m->handoff_req, false);
 	p = m->p;
-	if (!p || m->blocked)
+	/*
+	 * The request names the item the monitor saw running long, by its P
+	 * and seq; one for an item that returned before it got here, or that
+	 * the monitor charged to this M after a handoff, is stale.
+	 */
+	if (!p || m->blocked || READ_ONCE(m->handoff_p) != p ||
+	    READ_ONCE(m->handoff_seq) != p->cur_seq)
 		return;
 	wsx_block_begin();
 	if (!m->p)

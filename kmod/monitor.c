@@ -51,7 +51,8 @@ static bool wsx_monitor_check(struct wsx_p *p, u64 limit_ns)
 
 	if (!READ_ONCE(p->cur))
 		return false;
-	seq = READ_ONCE(p->cur_seq);
+	/* acquire: pairs with the owner's release; cur_runtime below */
+	seq = smp_load_acquire(&p->cur_seq);
 	if (seq == p->mon_seq)
 		return true;
 	/* under RCU: the holder read may be a spare M being reaped */
@@ -60,10 +61,20 @@ static bool wsx_monitor_check(struct wsx_p *p, u64 limit_ns)
 	/* racy by nature: the scheduler updates it at ticks and switches */
 	used = data_race(m->task->se.sum_exec_runtime) -
 	       READ_ONCE(p->cur_runtime);
-	if ((s64)used >= (s64)limit_ns) {
+	/*
+	 * The P may have changed holder or item since @seq was read, making
+	 * @used meaningless: flag only if the same item still runs, and name
+	 * it in the request, which its M checks (wsx_cond_handoff()).
+	 */
+	smp_rmb();	/* the reads above before the second look at cur_seq */
+	if ((s64)used >= (s64)limit_ns && READ_ONCE(p->cur) &&
+	    READ_ONCE(p->cur_seq) == seq) {
 		p->mon_seq = seq;
 		atomic64_inc(&p->stats.long_items);
-		WRITE_ONCE(m->handoff_req, true);
+		WRITE_ONCE(m->handoff_p, p);
+		WRITE_ONCE(m->handoff_seq, seq);
+		/* release: the seq before the request; wsx_cond_handoff() */
+		smp_store_release(&m->handoff_req, true);
 	}
 	rcu_read_unlock();
 	return true;

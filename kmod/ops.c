@@ -25,8 +25,11 @@
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 
 #include <linux/wsx.h>
@@ -37,6 +40,7 @@
 struct wsx_crc_buf {
 	struct page **pages;
 	unsigned long npages;
+	struct user_struct *user; /* charged npages of RLIMIT_MEMLOCK, or NULL */
 	unsigned int offset;	/* of the buffer in pages[0] */
 	u64 len;
 	u64 chunk;
@@ -93,11 +97,21 @@ static bool wsx_args_zero(const struct wsx_req *req, unsigned int from)
 	return true;
 }
 
-/* Burn the CPU for @ns, letting the kernel schedule at least every ms. */
+/*
+ * Burn the CPU for @ns, letting the kernel schedule at least every ms.  No
+ * clock read for 0: SPAWN's leaves are 0 ns by default, three in four nodes
+ * of a 4-ary tree, and a clock read costs more than the rest of the node
+ * where the clocksource is slow (the HPET, which a VM may fall back on).
+ */
 static void wsx_spin_ns(u64 ns)
 {
-	u64 now = ktime_get_ns(), end = now + ns, next = now + NSEC_PER_MSEC;
+	u64 now, end, next;
 
+	if (!ns)
+		return;
+	now = ktime_get_ns();
+	end = now + ns;
+	next = now + NSEC_PER_MSEC;
 	while (now < end) {
 		cpu_relax();
 		now = ktime_get_ns();
@@ -362,11 +376,48 @@ static int wsx_crc_check(const struct wsx_req *req)
 	return 0;
 }
 
+/*
+ * Charge @buf's pages to the submitting user's RLIMIT_MEMLOCK, as io_uring
+ * charges its registered buffers: lock-free, on the user, not under the
+ * process's mmap lock, which an M must not wait for when it gives the
+ * charge back.  A process with CAP_IPC_LOCK is not limited.
+ */
+static int wsx_crc_buf_charge(struct wsx_crc_buf *buf)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct user_struct *user;
+	unsigned long cur;
+
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	user = current_user();
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		if (buf->npages > limit || cur > limit - buf->npages)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur,
+					  cur + buf->npages));
+	buf->user = get_uid(user);
+	return 0;
+}
+
+/* Free @buf, its pages unpinned, and give its charge back. */
+static void wsx_crc_buf_free(struct wsx_crc_buf *buf)
+{
+	if (buf->user) {
+		atomic_long_sub(buf->npages, &buf->user->locked_vm);
+		free_uid(buf->user);
+	}
+	kvfree(buf->pages);
+	kfree(buf);
+}
+
 static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 {
 	unsigned long addr = req->args[0], first = addr & PAGE_MASK;
 	struct wsx_crc_buf *buf;
 	long pinned;
+	int ret;
 
 	/* kernels differ on ranges that wrap or leave userspace: say EFAULT */
 	if (!access_ok(u64_to_user_ptr(req->args[0]), req->args[1]))
@@ -384,12 +435,23 @@ static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 		kfree(buf);
 		return -ENOMEM;
 	}
-	pinned = pin_user_pages_fast(first, buf->npages, 0, buf->pages);
+	/*
+	 * The pages stay pinned for as long as the user's item runs: long
+	 * term, so charged to RLIMIT_MEMLOCK and pinned with FOLL_LONGTERM
+	 * (not in CMA or movable zones, where they would block migration).
+	 */
+	ret = wsx_crc_buf_charge(buf);
+	if (ret) {
+		kvfree(buf->pages);
+		kfree(buf);
+		return ret;
+	}
+	pinned = pin_user_pages_fast(first, buf->npages, FOLL_LONGTERM,
+				     buf->pages);
 	if (pinned != buf->npages) {
 		if (pinned > 0)
 			unpin_user_pages(buf->pages, pinned);
-		kvfree(buf->pages);
-		kfree(buf);
+		wsx_crc_buf_free(buf);
 		return pinned < 0 && pinned != -EFAULT ? (int)pinned : -EFAULT;
 	}
 	root->fj.crc.buf = buf;
@@ -398,11 +460,19 @@ static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 	return 0;
 }
 
+/* Where a CRC32C node's range splits: half, rounded up to a chunk. */
+static u64 wsx_crc_left(const struct wsx_node *node)
+{
+	u64 chunk = node->fj.crc.buf->chunk;
+
+	/* div64_u64, not roundup(): no u64 division on 32-bit kernels */
+	return div64_u64(node->fj.crc.len / 2 + chunk - 1, chunk) * chunk;
+}
+
 static u64 wsx_crc_combine(struct wsx_node *node)
 {
-	u64 left = node->fj.crc.len / 2;
+	u64 left = wsx_crc_left(node);
 
-	left = roundup(left, node->fj.crc.buf->chunk);
 	return __crc32c_le_shift(node->fj.join.part[0],
 				 node->fj.crc.len - left) ^
 	       node->fj.join.part[1];
@@ -416,8 +486,7 @@ static void wsx_crc_finish(struct wsx_node *root, u64 value)
 	value ^= __crc32c_le_shift(~0U, buf->len);
 	root->item.job->result = (u32)~value;
 	unpin_user_pages(buf->pages, buf->npages);
-	kvfree(buf->pages);
-	kfree(buf);
+	wsx_crc_buf_free(buf);
 	wsx_node_free(root);
 }
 
@@ -438,7 +507,7 @@ static void wsx_crc_fn(struct wsx_item *item)
 				  wsx_crc_combine, wsx_crc_finish);
 		return;
 	}
-	left = roundup(node->fj.crc.len / 2, node->fj.crc.buf->chunk);
+	left = wsx_crc_left(node);
 	child[0]->fj.crc.buf = node->fj.crc.buf;
 	child[0]->fj.crc.off = node->fj.crc.off;
 	child[0]->fj.crc.len = left;

@@ -22,15 +22,24 @@
  *    acquisition.
  * 3. the global queue: a list under wsx_sched.glock.
  * Items queued from outside an M (ioctl, other kernel code) for a given P go
- * to that P's inbox, a lock-free list only the owner empties at each
- * scheduling point: only the owner may write its ring's tail.  The owner
- * moves them, in order, through a private backlog into the ring as far as
- * the ring has room, so that a large batch queued on one P stays there for
- * thieves to take half of, rather than overflowing to the global queue.
+ * to that P's inbox, a lock-free list the owner empties at each scheduling
+ * point: only the owner may write its ring's tail.  The owner moves them,
+ * in order, through a private backlog into the ring as far as the ring has
+ * room, so that a large batch queued on one P stays there for thieves to
+ * take half of, rather than overflowing to the global queue.  A thief that
+ * finds a victim's ring empty takes half of its inbox instead
+ * (wsx_inbox_steal()), so that items queued on a P whose M is busy with a
+ * long item are not stuck behind it; and a submitter that cannot wake the
+ * P's own M (it is not idle) wakes a spinning M for that.  The backlog is
+ * the owner's alone: what it holds (a batch beyond the ring's room, with
+ * the ring's 256 for thieves to take) waits for the owner's next
+ * scheduling point.
  *
  * Finding work (wsx_find_runnable), in order:
- *  - every global_tick-th (61st) schedule tick, one item from the global
- *    queue first, so that it cannot starve behind busy local queues;
+ *  - every global_tick-th (61st) schedule tick, first the P itself to an M
+ *    that left a blocking section and waits for a P (wsx_m_yield_p(), the
+ *    bound of its wait), then one item from the global queue, so that
+ *    neither can starve behind busy local queues;
  *  - runnext, then the ring.  A runnext item inherits the tick of the item
  *    that spawned it, as Go's inheritTime, so that a parent and its child
  *    count as one tick.  Go bounds such chains by preempting after 10 ms;
@@ -72,9 +81,14 @@
  *   parker:  nmspinning--, P idle;   smp_mb(); read the queues
  * At least one of them sees the other's store: either the queuer sees the
  * parker idle and not spinning and wakes it, or the parker sees the item and
- * takes its P back.  A parker rechecks every P's ring only if it was
- * spinning (the count a queuer relied on); otherwise the global queue and
- * its own inbox, which are where others queue without waking it.
+ * takes its P back.  A parker rechecks every P's ring, runnext and inbox
+ * only if it was spinning (the count a queuer relied on); otherwise the
+ * global queue and its own inbox, which are where others queue without
+ * waking it.  So, as in Go, an item queued on a busy P may wait for that
+ * P's M while another P goes idle at the same moment: the queuer found no
+ * idle P to wake and no M spinning, and the parker, not spinning, did not
+ * look at other Ps.  Nothing is lost: the busy P's M runs it, and a
+ * spinning M that comes later steals it.
  *
  * The idle bit of a P (wsx_sched.pidle) is the token of the wakeup: the one
  * who clears it (a waker, or the parking M taking its P back, or an M
@@ -84,12 +98,15 @@
  * them, then clears woken itself.  Nobody else writes these fields.
  *
  * CPU hotplug: the offline callback clears want_online and wakes the P's
- * holder, which waits for an RCU grace period (submitters test want_online
- * under rcu_read_lock() before adding to the inbox, so after the grace
- * period nobody adds), moves everything queued on its P - inbox, backlog,
- * runnext and ring - to the global queue and acknowledges; the callback
- * waits for that, so it waits for the item the holder is running.  The
- * online callback sets want_online again and the holder rebinds itself.
+ * holder, which waits for an RCU grace period (submitters and thieves
+ * giving items back test want_online under rcu_read_lock() before adding to
+ * the inbox, so after the grace period nobody adds), moves everything
+ * queued on its P - inbox, backlog, runnext and ring - to the global queue
+ * and acknowledges (m_online false); the callback waits for that, so it
+ * waits for the item the holder is running.  The online callback sets
+ * want_online again and waits until the holder has rebound itself and
+ * acknowledged (m_online true), so each offline callback starts from a P
+ * whose holder runs it, and finds the acknowledgment of its own stop.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -104,6 +121,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+#include "fault.h"
 #include "sched.h"
 #include "wsx_internal.h"
 #include "wsx_order.h"
@@ -256,24 +274,32 @@ struct wsx_p *wsx_pidle_get(void)
 	return NULL;
 }
 
-/* Wake @m, whose P's idle bit the caller has just claimed. */
+/*
+ * Wake @m, whose P's idle bit the caller has just claimed.
+ *
+ * Under RCU: once @woken is set, @m may go on without this wake_up() (it
+ * had not gone to sleep yet), lose its P, enter the pool and be reaped;
+ * the reaper frees an M only after synchronize_rcu() (handoff.c).
+ */
 void wsx_m_wake(struct wsx_m *m, bool spinning)
 {
+	rcu_read_lock();
 	WRITE_ONCE(m->wake_spinning, spinning);
 	smp_store_release(&m->woken, true);	/* pairs with wsx_m_unpark() */
+	wsx_fault(WSX_FAULT_WAKE_AFTER_RELEASE);
 	wake_up(&m->wq);
+	rcu_read_unlock();
 }
 
 /*
- * wsx_wakep - after queueing work anyone may take: wake an idle P's M as a
- * spinning M, unless an M is spinning already (it will find the work).
+ * __wsx_wakep - wsx_wakep() for a caller that has just issued the full
+ * barrier after queueing.
  */
-static void wsx_wakep(void)
+static void __wsx_wakep(void)
 {
 	struct wsx_p *p;
 	int zero = 0;
 
-	smp_mb();	/* StoreLoad: the queued item before the reads below */
 	if (!atomic_read(&wsx_sched.npidle) ||
 	    atomic_read(&wsx_sched.nmspinning))
 		return;
@@ -287,12 +313,27 @@ static void wsx_wakep(void)
 	wsx_m_wake(READ_ONCE(p->m), true);
 }
 
-/* After queueing on @p's inbox: only @p's M can take it, wake it if idle. */
+/*
+ * wsx_wakep - after queueing work anyone may take: wake an idle P's M as a
+ * spinning M, unless an M is spinning already (it will find the work).
+ */
+static void wsx_wakep(void)
+{
+	smp_mb();	/* StoreLoad: the queued item before the reads below */
+	__wsx_wakep();
+}
+
+/*
+ * After queueing on @p's inbox: wake @p's M if it is idle; if it is busy,
+ * make sure an M is spinning, which may steal the item (wsx_inbox_steal()).
+ */
 static void wsx_wake_p(struct wsx_p *p)
 {
-	smp_mb();	/* StoreLoad: the inbox item before the idle bit */
+	smp_mb();	/* StoreLoad: the inbox item before the idle bits */
 	if (wsx_pidle_claim(p))
 		wsx_m_wake(READ_ONCE(p->m), false);
+	else if (wsx_sched.steal_policy != WSX_STEAL_NONE)
+		__wsx_wakep();
 }
 
 /* ---- the local run queue ------------------------------------------- */
@@ -473,6 +514,84 @@ static bool wsx_steal_runnext(struct wsx_p *p, struct wsx_p *victim, u32 t)
 }
 
 /*
+ * Give the @n items @first..@last back to @p's inbox, as a submitter would
+ * add them; more than a ring's worth go to the global queue instead, so
+ * that a huge inbox is walked once, not once per steal.
+ */
+static void wsx_inbox_return(struct wsx_p *p, struct llist_node *first,
+			     struct llist_node *last, u32 n)
+{
+	struct wsx_item *item, *tmp;
+	LIST_HEAD(items);
+	bool ok = false;
+
+	rcu_read_lock();
+	if (n <= WSX_RING_SIZE)
+		ok = READ_ONCE(p->want_online);
+	if (ok) {
+		atomic_add(n, &p->inbox_len);
+		llist_add_batch(first, last, &p->inbox);
+	}
+	rcu_read_unlock();
+	if (ok)
+		return;
+	/* too many, or going offline (perhaps drained already) */
+	llist_for_each_entry_safe(item, tmp, first, lnode) {
+		wsx_item_to_global(item);
+		list_add_tail(&item->node, &items);
+	}
+	wsx_global_put_list(&items, n);
+}
+
+/*
+ * wsx_inbox_steal - owner of @p, whose ring is empty: take what the steal
+ * policy says (n - n/2 for "half") of the n oldest items queued on
+ * @victim's inbox from outside, n at most a ring's worth, into @p's ring
+ * from slot @t on.  Returns the number taken; @seen gets n.
+ *
+ * The inbox is a lock-free list that any number of submitters add to and
+ * that its owner empties with llist_del_all(); a thief does the same, so
+ * each item is taken by exactly one of them.  It gives the items it does
+ * not keep back the way a submitter adds them - under rcu_read_lock(), only
+ * while the victim's CPU is online, against the hotplug drain - where they
+ * run after the items queued on the victim meanwhile.  Without this, items
+ * queued on a P whose M runs a long item would wait for it, however many
+ * Ps are idle: only the owner moves its inbox into its ring.
+ */
+static u32 wsx_inbox_steal(struct wsx_p *p, struct wsx_p *victim, u32 t,
+			   u32 *seen)
+{
+	struct llist_node *list, *node;
+	u32 all = 0, n, k, i = 0;
+
+	/* steal_policy=none: wsx_steal_work() never gets here */
+	if (llist_empty(&victim->inbox))
+		return 0;
+	list = llist_del_all(&victim->inbox);
+	if (!list)
+		return 0;
+	list = llist_reverse_order(list);	/* oldest first */
+	for (node = list; node; node = node->next)
+		all++;
+	n = min_t(u32, all, WSX_RING_SIZE);
+	k = wsx_steal_amount(wsx_sched.steal_policy, n);
+	for (node = list; i < k; node = node->next, i++)
+		WRITE_ONCE(p->ring.slots[(t + i) & WSX_RING_MASK],
+			   llist_entry(node, struct wsx_item, lnode));
+	atomic_sub(all, &victim->inbox_len);	/* the rest is added back */
+	if (node) {
+		/* the rest, newest first, so that they drain in order */
+		struct llist_node *rest = llist_reverse_order(node), *last;
+
+		for (last = rest; last->next; last = last->next)
+			;
+		wsx_inbox_return(victim, rest, last, all - k);
+	}
+	*seen = n;
+	return k;
+}
+
+/*
  * wsx_runq_steal - owner of @p (whose queues are empty): steal from @victim
  * into @p's ring and return one of the items to run now.
  */
@@ -489,6 +608,8 @@ static struct wsx_item *wsx_runq_steal(struct wsx_p *p, struct wsx_p *victim,
 	preempt_enable();
 	if (cas_fails)
 		wsx_stat_add(p, steal_cas_fails, cas_fails);
+	if (!n)
+		n = wsx_inbox_steal(p, victim, t, &seen);
 	if (!n && steal_runnext && wsx_steal_runnext(p, victim, t))
 		n = 1;
 	if (!n)
@@ -590,7 +711,8 @@ static bool wsx_work_visible(struct wsx_p *p, bool was_spinning)
 	for (id = 0; id < wsx_sched.nprocs; id++) {
 		struct wsx_p *other = wsx_sched.ps[id];
 
-		if (!wsx_ring_empty(&other->ring) || READ_ONCE(other->runnext))
+		if (!wsx_ring_empty(&other->ring) ||
+		    READ_ONCE(other->runnext) || !llist_empty(&other->inbox))
 			return true;
 	}
 	return false;
@@ -647,6 +769,7 @@ static void wsx_m_park(struct wsx_m *m)
 		return;
 	}
 	WRITE_ONCE(m->parked, true);
+	wsx_fault(WSX_FAULT_PARK_BEFORE_RECHECK);
 	/* StoreLoad: pairs with smp_mb() in wsx_wakep() and wsx_wake_p() */
 	smp_mb();
 
@@ -721,6 +844,7 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 		return false;
 	set_cpus_allowed_ptr(current, cpumask_of(p->cpu));
 	WRITE_ONCE(p->m_online, true);
+	wake_up(&p->ack_wq);	/* the online callback waits for it */
 	return true;
 }
 
@@ -748,6 +872,9 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 		}
 		wsx_inbox_drain(p);
 		if (p->schedtick % wsx_sched.global_tick == 0) {
+			/* an M back from a blocking section first (handoff.c) */
+			if (!m->spinning && wsx_m_yield_p(m))
+				return NULL;
 			item = wsx_global_get(p, 1);
 			if (item)
 				return item;
@@ -788,7 +915,8 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	wsx_item_account_start(p, item, m);
 	/* the scheduler's tick updates it under us: a snapshot is enough */
 	WRITE_ONCE(p->cur_runtime, data_race(current->se.sum_exec_runtime));
-	WRITE_ONCE(p->cur_seq, p->cur_seq + 1);
+	/* release: the monitor that sees this seq sees its cur_runtime */
+	smp_store_release(&p->cur_seq, p->cur_seq + 1);
 	WRITE_ONCE(p->cur, item);
 	item->fn(item);		/* from here on the item is not ours */
 	/* a blocking section the item left open ends here */
@@ -945,6 +1073,9 @@ EXPORT_SYMBOL_GPL(wsx_queue);
 
 /**
  * wsx_nr_procs - number of Ps (fixed while the module is loaded)
+ *
+ * Return: the number of Ps: the module parameter nprocs, or the number of
+ * CPUs online at load when it is 0.
  */
 unsigned int wsx_nr_procs(void)
 {
@@ -1006,6 +1137,14 @@ void wsx_sched_reset_stats(void)
 
 /* ---- CPU hotplug ------------------------------------------------------ */
 
+/*
+ * The online callback waits for the P's holder to acknowledge, as the
+ * offline callback does: without it, an offline callback that came before
+ * the holder ran would find the old acknowledgment of the last offline
+ * (m_online false) and return at once, while items queued on the P
+ * meanwhile waited there for the next online.  (The two callbacks of one
+ * CPU never run at once: the hotplug lock serializes them.)
+ */
 int wsx_sched_cpu_online(unsigned int cpu)
 {
 	struct wsx_p *p = wsx_sched.cpu_p[cpu];
@@ -1017,6 +1156,7 @@ int wsx_sched_cpu_online(unsigned int cpu)
 	rcu_read_lock();
 	wake_up(&READ_ONCE(p->m)->wq);
 	rcu_read_unlock();
+	wait_event(p->ack_wq, READ_ONCE(p->m_online));
 	return 0;
 }
 
@@ -1028,9 +1168,13 @@ int wsx_sched_cpu_offline(unsigned int cpu)
 		return 0;
 	WRITE_ONCE(p->want_online, false);
 	/*
-	 * The P's holder, or the M it is being handed to, sees want_online;
-	 * under RCU: the holder read here may be a spare M being reaped.
+	 * The P's holder, or the M it is being handed to, sees want_online:
+	 * full barrier between the store above and the read of p->m below,
+	 * paired with the one in wsx_m_take_p() between a new holder's
+	 * p->m and its read of want_online.  Under RCU: the holder read here
+	 * may be a spare M being reaped.
 	 */
+	smp_mb();
 	rcu_read_lock();
 	wake_up(&READ_ONCE(p->m)->wq);
 	rcu_read_unlock();
@@ -1139,6 +1283,16 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 	}
 	if (i != n)
 		goto fail;
+	/*
+	 * Each M acknowledges its P's first stop before the online callbacks
+	 * run: the online callback waits for an acknowledgment of the
+	 * online, which an M still in its first stop would otherwise seem
+	 * to have given (m_online starts true), letting a quick offline find
+	 * that first stop's acknowledgment instead of its own.
+	 */
+	for (i = 0; i < n; i++)
+		wait_event(wsx_sched.ps[i]->ack_wq,
+			   !READ_ONCE(wsx_sched.ps[i]->m_online));
 	return 0;
 fail:
 	wsx_sched_free();

@@ -77,7 +77,7 @@ struct wsx_phist {
 /* One successful steal, for debugfs steal_log. */
 struct wsx_steal_rec {
 	u32 victim;		/* P stolen from */
-	u32 seen;		/* its ring length at the snapshot */
+	u32 seen;	/* its ring (or inbox) length at the snapshot */
 	u32 taken;		/* items taken */
 };
 
@@ -108,7 +108,7 @@ struct wsx_p {
 	u32 runnext_chain;			/* O */
 	struct wsx_item *cur;			/* O: the item running */
 	u64 cur_runtime;		/* O: its M's CPU time when it started */
-	u32 cur_seq;				/* O: items started */
+	u32 cur_seq;		/* O: items started; store-release */
 	u32 mon_seq;			/* the monitor's: cur_seq it flagged */
 
 	struct wsx_pstats stats ____cacheline_aligned_in_smp;
@@ -129,7 +129,15 @@ struct wsx_m {
 	bool woken;			/* W/M: release by waker, acquire by M */
 	bool wake_spinning;		/* W: the waker counted it spinning */
 	bool lose_p;			/* W: the waker took its P away */
-	bool handoff_req;		/* A: the monitor asks for a handoff */
+	/*
+	 * The monitor's request to hand the P off, naming the item by the
+	 * P and that P's cur_seq: set by the monitor (P and seq, then the
+	 * flag with a store-release), consumed by the M with an xchg; the M
+	 * honours it only while that item runs.
+	 */
+	bool handoff_req;
+	struct wsx_p *handoff_p;
+	u32 handoff_seq;
 	struct list_head node;			/* K: in mpool or mwait */
 	struct list_head all;			/* K: in mall */
 	unsigned long idle_since;		/* K: jiffies, entering mpool */
@@ -167,6 +175,7 @@ struct wsx_sched {
 	struct list_head mall;			/* K: every M */
 	struct list_head mpool;			/* K: Ms without a P, idle */
 	struct list_head mwait;			/* K: Ms waiting for a P */
+	atomic_t nmwait;		/* A: their number, written under K */
 	unsigned int nthreads;			/* K */
 	unsigned int nthreads_max;		/* K: high-water mark */
 	unsigned int next_m_id;			/* K */
@@ -198,6 +207,7 @@ void wsx_m_start(struct wsx_m *m);
 void wsx_m_destroy_all(void);
 bool wsx_m_pool_wait(struct wsx_m *m);
 bool wsx_m_idle_p(struct wsx_m *m);
+bool wsx_m_yield_p(struct wsx_m *m);
 bool wsx_pidle_reclaim(struct wsx_m *m);
 void wsx_m_block_end(struct wsx_m *m);
 extern unsigned int wsx_idle_thread_ms;

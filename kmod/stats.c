@@ -33,11 +33,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
+#include "fault.h"
 #include "sched.h"
 #include "wsx_internal.h"
 
@@ -118,7 +120,7 @@ static void wsx_schedtrace_format(char *buf, size_t len)
 	threads = wsx_sched.nthreads;
 	spin_unlock(&wsx_sched.mlock);
 	n = scnprintf(buf, len, "WSX %llums: nprocs=%u idleprocs=%d threads=%u",
-		      (ktime_get_ns() - wsx_sched.start_ns) / NSEC_PER_MSEC,
+		      div_u64(ktime_get_ns() - wsx_sched.start_ns, NSEC_PER_MSEC),
 		      wsx_sched.nprocs, atomic_read(&wsx_sched.npidle),
 		      threads);
 	n += scnprintf(buf + n, len - n,
@@ -327,6 +329,7 @@ void wsx_debugfs_init(void)
 		debugfs_create_file(wsx_debugfs_files[i].name,
 				    wsx_debugfs_files[i].mode, wsx_debugfs_dir,
 				    NULL, wsx_debugfs_files[i].fops);
+	wsx_fault_debugfs_init(wsx_debugfs_dir);
 	if (schedtrace_ms)
 		schedule_delayed_work(&wsx_schedtrace_work, 0);
 }

@@ -113,7 +113,9 @@ static enum hrtimer_restart wsx_timers_fire(struct hrtimer *hrt)
  *
  * The item waits in its P's timers (the calling CPU's P, or P0, for the
  * global queue) and is queued when due, on its P or, if that P is offline
- * by then, on the global queue.  Any context.
+ * by then, on the global queue.  Any context but hard interrupts on
+ * PREEMPT_RT, where the P's timer lock (a spinlock_t) sleeps, as
+ * wsx_queue().
  *
  * Return: 0, -ENXIO when P @p does not exist or is offline, -EINVAL for an
  * unknown @where.

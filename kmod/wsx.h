@@ -33,8 +33,9 @@ typedef void (*wsx_fn_t)(struct wsx_item *item);
  * struct wsx_item - a unit of work
  * @fn:		called once, in an M (kthread) holding a P
  * @job:	the completion group the item belongs to
- * @node:	link in the global queue, or in a P's inbox (@lnode), or its
- *		place among a P's delayed items (@tnode)
+ * @node:	link in the global queue
+ * @lnode:	link in a P's inbox
+ * @tnode:	its place among a P's delayed items
  * @queued_ns:	when it was queued (local_clock()) if sampled for the latency
  *		histograms (module parameter latency_sample), else 0
  * @queued_p:	the P it was queued on, WSX_NO_P for the global queue
@@ -97,6 +98,9 @@ u32 wsx_job_nodes(const struct wsx_job *job);
 
 /**
  * wsx_item_init - prepare @item to run @fn as part of @job
+ * @item:	the item, embedded in the caller's object
+ * @fn:		the function the executor calls with @item
+ * @job:	the completion group @item is added to when queued
  */
 static inline void wsx_item_init(struct wsx_item *item, wsx_fn_t fn,
 				 struct wsx_job *job)
@@ -108,6 +112,9 @@ static inline void wsx_item_init(struct wsx_item *item, wsx_fn_t fn,
 
 /**
  * wsx_cancelled - should @item skip its work because its job was cancelled?
+ * @item:	the running item
+ *
+ * Return: true once the flag that the job's @cancel points to is set.
  */
 static inline bool wsx_cancelled(const struct wsx_item *item)
 {

@@ -14,7 +14,29 @@
 #include <linux/slab.h>
 
 #include "wsx_order.h"
+
+/*
+ * The ring's snapshot point (between its loads of head and tail): a test
+ * may set wsx_ring_churn to a ring, which the next snapshot of that ring
+ * then finds changed under it, as an owner and a thief would leave it.
+ */
+struct wsx_ring;
+static struct wsx_ring *wsx_ring_churn;
+static void wsx_ring_churn_once(const struct wsx_ring *r);
+#define wsx_ring_snapshot_point(r)	wsx_ring_churn_once(r)
+
 #include "wsx_ring.h"
+
+/* A consumer takes one item and the owner puts one: still full. */
+static void wsx_ring_churn_once(const struct wsx_ring *r)
+{
+	struct wsx_ring *ring = wsx_ring_churn;
+
+	if (ring != r)
+		return;
+	wsx_ring_churn = NULL;
+	wsx_ring_put(ring, wsx_ring_get(ring));
+}
 
 /* Items are fake pointers: id + 1, so that NULL is never an item. */
 static struct wsx_item *wsx_fake(unsigned long id)
@@ -50,6 +72,28 @@ static void ring_fifo_full_empty(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, wsx_fake_id(wsx_ring_get(r)), i);
 	KUNIT_EXPECT_NULL(test, wsx_ring_get(r));
 	KUNIT_EXPECT_TRUE(test, wsx_ring_empty(r));
+}
+
+/*
+ * A full ring that an owner and a consumer churn between the two loads of a
+ * snapshot (head, one get and one put, tail: tail - head = 257) is full,
+ * not empty: the parking M's recheck asks wsx_ring_empty().
+ */
+static void ring_len_churning_full_ring(struct kunit *test)
+{
+	struct wsx_ring *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned long i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	wsx_ring_init(r);
+	for (i = 0; i < WSX_RING_SIZE; i++)
+		KUNIT_ASSERT_TRUE(test, wsx_ring_put(r, wsx_fake(i)));
+	wsx_ring_churn = r;
+	KUNIT_EXPECT_EQ(test, wsx_ring_len(r), WSX_RING_SIZE);
+	KUNIT_EXPECT_NULL(test, wsx_ring_churn);	/* the point was hit */
+	wsx_ring_churn = r;
+	KUNIT_EXPECT_FALSE(test, wsx_ring_empty(r));
+	wsx_ring_churn = NULL;
 }
 
 /* The free-running u32 indices wrap past 2^32 without a hitch. */
@@ -277,6 +321,7 @@ static void ring_and_runnext_race(struct kunit *test)
 
 static struct kunit_case wsx_ring_cases[] = {
 	KUNIT_CASE(ring_fifo_full_empty),
+	KUNIT_CASE(ring_len_churning_full_ring),
 	KUNIT_CASE(ring_wraps_32_bit_indices),
 	KUNIT_CASE(ring_take_half_only_when_full),
 	KUNIT_CASE(ring_grab_amounts),

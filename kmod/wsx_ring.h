@@ -90,18 +90,34 @@ static inline void wsx_ring_init(struct wsx_ring *r)
 }
 
 /*
- * Number of items in the ring, for statistics and heuristics: racy by
- * nature, clamped to the ring size.
+ * A named point between the two reads of a snapshot, for tests: the KUnit
+ * tests define it to move the ring there; elsewhere it is nothing.
+ */
+#ifndef wsx_ring_snapshot_point
+#define wsx_ring_snapshot_point(r)	do { } while (0)
+#endif
+
+/*
+ * Number of items in the ring.  Racy by nature (it may be stale by the
+ * time the caller looks), but never reports an empty ring for one that
+ * held items during the whole call: a parking M's recheck relies on it.
+ * An inconsistent snapshot (see above) is retried as wsx_ring_grab() does,
+ * not taken for an empty ring; every retry means the ring moved, so this
+ * ends as soon as it holds still for two loads.
  */
 static inline u32 wsx_ring_len(const struct wsx_ring *r)
 {
-	/* acquire both: see the protocol above */
-	u32 h = smp_load_acquire(&r->head);
-	/* acquire: pairs with the owner's release of tail */
-	u32 t = smp_load_acquire(&r->tail);
-	u32 n = t - h;
+	for (;;) {
+		/* acquire both: see the protocol above */
+		u32 h = smp_load_acquire(&r->head);
+		u32 t;
 
-	return n > WSX_RING_SIZE ? 0 : n;
+		wsx_ring_snapshot_point(r);
+		/* acquire: pairs with the owner's release of tail */
+		t = smp_load_acquire(&r->tail);
+		if (t - h <= WSX_RING_SIZE)
+			return t - h;
+	}
 }
 
 static inline bool wsx_ring_empty(const struct wsx_ring *r)
@@ -210,9 +226,12 @@ static inline u32 wsx_ring_grab(struct wsx_ring *victim, struct wsx_ring *dst,
 	for (;;) {
 		/* acquire: pairs with the other consumers' cmpxchg */
 		u32 h = smp_load_acquire(&victim->head);
+		u32 t, n, k, i;
+
+		wsx_ring_snapshot_point(victim);
 		/* acquire: the victim's slots below t are written */
-		u32 t = smp_load_acquire(&victim->tail);
-		u32 n = t - h, k, i;
+		t = smp_load_acquire(&victim->tail);
+		n = t - h;
 
 		if (n > WSX_RING_SIZE)
 			continue;	/* inconsistent snapshot: retry */

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest side of `make demo`: the seeds' scenario.  Twenty 50 ms SPIN
-# items are queued on P0 while a 100 ms item keeps it busy and P1..P3 idle
-# (items queued from outside wait in P0's inbox until P0 moves them to its
-# ring); schedtrace lines, taken every 20 ms or so, show the queue depths
+# The guest side of `make demo`: the seeds' scenario as a user runs it.
+# Twenty 50 ms SPIN items are queued on P0 in one SUBMIT while P1..P3 are
+# idle; schedtrace lines, taken every 20 ms or so, show the queue depths
 # going from [20 0 0 0] towards balance as the idle Ps steal half of P0's
-# ring, then half of each other's.  (SPIN is limited to max_item_ns,
+# queue (its ring, or the inbox its busy M has not emptied yet), then half
+# of each other's.  (SPIN is limited to max_item_ns,
 # 10 ms by default: the demo raises it for its run, to be seen under TCG,
 # and turns the long-item monitor off, which would otherwise hand the Ps of
 # such long items to more Ms.)
@@ -17,16 +17,13 @@ LONG=/sys/module/wsx/parameters/long_item_ms
 echo "== wsx is loaded: $(grep '^wsx ' /proc/modules)"
 wsxctl version
 echo
-echo "== the seeds' scenario: 20 SPIN(50 ms) items on P0 (busy for 100 ms), P1..P3 idle"
+echo "== the seeds' scenario: 20 SPIN(50 ms) items on P0, P1..P3 idle"
 read -r line <$D/schedtrace
 echo "$line"
 old_max=$(cat $MAX)
 old_long=$(cat $LONG)
 echo 100000000 >$MAX
 echo 0 >$LONG
-wsxctl run spin 100000000 --place cpu:0 >/dev/null &
-blocker=$!
-usleep 20000
 wsxctl run spin 50000000 --count 20 --batch 20 --place cpu:0 >/tmp/run.out &
 run=$!
 last=
@@ -37,7 +34,7 @@ while kill -0 $run 2>/dev/null; do
 	last=$depths
 	usleep 20000
 done
-wait $run $blocker
+wait $run
 echo "$old_max" >$MAX
 echo "$old_long" >$LONG
 read -r line <$D/schedtrace

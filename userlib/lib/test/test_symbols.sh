@@ -7,7 +7,7 @@
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-. test/ktap.sh
+. ../testlib/ktap.sh
 
 # Two sorted lists are equal; prints their difference if not.
 same() {

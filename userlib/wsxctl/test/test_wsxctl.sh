@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fake_so=$PWD/test/fakewsx.so
-. test/ktap.sh
+. ../testlib/ktap.sh
 
 # expect STATUS DESC ARGS...: runs wsxctl ARGS into $tmp/out and $tmp/err.
 expect() {

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../crc32c.h"
+#include "../wsxctl/crc32c.h"
 #include "fakewsx.h"
 
 struct fakewsx fakewsx;

@@ -1,0 +1,3 @@
+module wsx/bench/go
+
+go 1.19

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx fault injection (WSX_DEBUG builds only): see fault.h.
+ */
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+
+#include "fault.h"
+
+static const char *const wsx_fault_names[WSX_NR_FAULTS] = {
+	[WSX_FAULT_WAKE_AFTER_RELEASE] = "wake_after_release",
+	[WSX_FAULT_PARK_BEFORE_RECHECK] = "park_before_recheck",
+};
+
+static u32 wsx_fault_us[WSX_NR_FAULTS];
+static atomic_t wsx_fault_hits[WSX_NR_FAULTS];
+
+/**
+ * wsx_fault - pass the named place @point: busy-wait its delay, if any
+ * @point:	the place
+ */
+void wsx_fault(enum wsx_fault_point point)
+{
+	u32 us = READ_ONCE(wsx_fault_us[point]);
+
+	if (!us)
+		return;
+	atomic_inc(&wsx_fault_hits[point]);
+	while (us > 1000) {
+		mdelay(1);
+		us -= 1000;
+	}
+	udelay(us);
+}
+
+/* The files of /sys/kernel/debug/wsx/fault/, under @dir (wsx's). */
+void wsx_fault_debugfs_init(struct dentry *dir)
+{
+	struct dentry *fault = debugfs_create_dir("fault", dir);
+	char name[48];
+	unsigned int i;
+
+	for (i = 0; i < WSX_NR_FAULTS; i++) {
+		debugfs_create_u32(wsx_fault_names[i], 0600, fault,
+				   &wsx_fault_us[i]);
+		snprintf(name, sizeof(name), "%s_hits", wsx_fault_names[i]);
+		debugfs_create_atomic_t(name, 0400, fault,
+					&wsx_fault_hits[i]);
+	}
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsx fault injection: named delays at named places, for tests that must
+ * widen a race window the normal schedule almost never opens.  They exist
+ * only in a module built with WSX_DEBUG=1 (make WSX_DEBUG=1, the debug
+ * kernels' builds of `make check-debug`); in a release build wsx_fault() is
+ * an empty inline and no debugfs file exists.
+ *
+ * /sys/kernel/debug/wsx/fault/<name>: microseconds to busy-wait at that
+ * place (0, the default: none); usable in any context, atomic included.
+ * /sys/kernel/debug/wsx/fault/<name>_hits: times the place was passed with
+ * a delay set.
+ */
+#ifndef _WSX_FAULT_H
+#define _WSX_FAULT_H
+
+#include <linux/dcache.h>
+
+enum wsx_fault_point {
+	/* wsx_m_wake(): between the store-release of woken and wake_up() */
+	WSX_FAULT_WAKE_AFTER_RELEASE,
+	/* wsx_m_park(): between making the P idle and the recheck */
+	WSX_FAULT_PARK_BEFORE_RECHECK,
+	WSX_NR_FAULTS,
+};
+
+#ifdef WSX_DEBUG
+void wsx_fault(enum wsx_fault_point point);
+void wsx_fault_debugfs_init(struct dentry *dir);
+#else
+static inline void wsx_fault(enum wsx_fault_point point) { }
+static inline void wsx_fault_debugfs_init(struct dentry *dir) { }
+#endif
+
+#endif /* _WSX_FAULT_H */

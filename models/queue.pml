@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * queue.pml - queueing, stealing, spinning, parking and waking (sched.c):
+ * the lost-wakeup handshake of sched.c:57-84 with the inbox and fix F7.
+ *
+ * What is modelled
+ * ----------------
+ * NP Ps, each held for good by its own M (process M(i) holds P i: blocking
+ * sections are handoff.pml's), all online (hotplug is hotplug.pml's), and a
+ * submitter process queueing from outside.  Per P:
+ *   rq[p]     runnext and the ring together: what the owner takes one item
+ *             at a time and thieves take n - n/2 of in one atomic step
+ *             (wsx_ring.h's protocol is taken as proved: an item is taken
+ *             once, a grab is atomic at its cmpxchg on head);
+ *   inbox[p]  the llist that items queued from outside go to; the owner
+ *             empties it at each schedule point and (F7 (ii)) so may a thief;
+ *   pidle[p]  the P's idle bit; with npidle, nmspinning and each M's woken
+ *             and wake_spinning, the wakeup protocol.
+ * glen is the global queue.  Items are counted, not named: created counts
+ * the items queued, ran the items started.  An item moved from one place
+ * to another is invisible in between (the owner's inbox drain, a global
+ * batch, a thief's copy, a thief's give-back): each move is two steps, as
+ * in the code.  A running item spawns at most NSPAWN children in all.
+ *
+ * Each step is one access to shared memory or one atomic operation (a
+ * test_bit() and its test_and_clear_bit() are one step: the pair fails at
+ * the test or succeeds at the clear); local computation is folded in.  The
+ * model is sequentially consistent: the handshake's "store; smp_mb();
+ * load" on both sides (sched.c:67-77) is the order of the steps here; that
+ * the barriers give that order is argued in the code's comments and
+ * checked by KCSAN, not here.  An item may run for as long as it likes
+ * (state RUN), as the module cannot preempt it.
+ *
+ * Properties
+ * ----------
+ *  - no lost wakeup (invariant SAFE, process watch): never a state where
+ *    every M runs an item or sleeps with nobody about to wake it, the
+ *    submitter is not inside a call, some M sleeps (its P idle) and an item
+ *    is queued where that M could take it (global queue, any ring, runnext
+ *    or inbox).  Such a state lasts as long as the running items do; with
+ *    every M asleep it is "work queued and every M sleeps", for good.
+ *  - no item lost or run twice: ran <= created and nothing is queued in a
+ *    final state (the invariant, with every M asleep in a valid end state);
+ *    a counter never goes below zero (assertions).
+ *  - progress: no cycle that starts no item (pan -l, -DNOWATCH): with the
+ *    invariant, every queued item runs.  (ltl alldone says the same under
+ *    weak fairness; it costs ten times more and is not run by default.)
+ *
+ * Variants (spin -D...): the code as of f7ca79a or the F7 design as
+ * written, each of which pan must find violating the invariant:
+ *   BUG_F7    finding 7: inboxes are the owner's only, and a submitter that
+ *             cannot claim the P's idle bit wakes nobody.
+ *   BUG_F7III F7 without (iii): a parker does not look at other Ps' inboxes.
+ *   BUG_F4    finding 4: the parker's look at a ring may read a non-empty
+ *             ring as empty (wsx_ring_len() of a churning full ring; here
+ *             at any length).
+ *   BUG_N1    sched.c:588-589: a parker that was not spinning looks only at
+ *             the global queue and its own inbox.
+ *   BUG_N2    sched.c:400 and :429-434: the owner puts items in its ring
+ *             from its inbox or a global batch and wakes nobody (the inbox
+ *             only for n > 1).
+ *   BUG_N3    sched.c:653: a parker that saw work but whose idle bit a
+ *             waker claimed first sleeps without handing the search on.
+ *   BUG_N4    sched.c:280-285: wsx_wakep() reserves nmspinning before it
+ *             has found an idle P.
+ * The fixes N1-N4 are in the default model; models/README.md explains
+ * them and shows the trails.
+ *
+ * Sizes: NP Ps (= Ms, 2 or 3), NSUB items queued by the submitter, NSPAWN
+ * items spawned, NAWAKE Ms looking for work at the start (the others start
+ * parked, their P idle).
+ *
+ * Line numbers are kmod/sched.c's as of f7ca79a unless named otherwise.
+ */
+
+#ifndef NP
+#define NP	3
+#endif
+#ifndef NSUB
+#define NSUB	2
+#endif
+#ifndef NSPAWN
+#define NSPAWN	1
+#endif
+#ifndef NAWAKE
+#define NAWAKE	0
+#endif
+
+#define NONE	255
+
+/* what an M is doing, for the invariant */
+#define BUSY	0	/* scheduler code */
+#define RUN	1	/* inside an item, not calling wsx */
+#define SLEEP	2	/* in wait_event_idle() */
+
+byte rq[NP];		/* p->runnext + p->ring */
+byte inbox[NP];		/* p->inbox (backlog: see README) */
+byte glen;		/* wsx_sched.glen, the global queue */
+bool pidle[NP];		/* wsx_sched.pidle */
+byte npidle;		/* wsx_sched.npidle */
+byte nmspinning;	/* wsx_sched.nmspinning */
+bool woken[NP];		/* m->woken of M i */
+bool wake_spinning[NP];	/* m->wake_spinning */
+byte mst[NP];		/* ghost: BUSY, RUN, SLEEP */
+byte created;		/* ghost: items queued */
+byte spawned;		/* ghost: ... of which by running items */
+byte ran;		/* ghost: items started */
+bool sub_busy;		/* ghost: the submitter is inside wsx_queue() */
+bool sub_done;		/* ghost: it queued all it will */
+
+/*
+ * wsx_pidle_claim() :237-244.  test_bit() and test_and_clear_bit() are one
+ * step here: the pair returns false at the test or succeeds at the clear,
+ * which one atomic step at either moment covers.  atomic_dec(npidle) :242
+ * is a step of its own.
+ */
+inline pidle_claim(id, got)
+{
+	atomic {
+		if
+		:: pidle[id] -> pidle[id] = false; got = true
+		:: else -> got = false
+		fi
+	}
+	if
+	:: got ->
+		/* F6: npidle was incremented before the bit was set */
+		atomic { assert(npidle > 0); npidle-- }
+	:: else
+	fi
+}
+
+/* wsx_pidle_get() :246-257: the first idle P from 0 up, or NONE */
+inline pidle_get(id)
+{
+	id = 0;
+	do
+	:: atomic { id < NP && pidle[id] -> pidle[id] = false }
+		atomic { assert(npidle > 0); npidle-- }
+		break
+	:: atomic { id < NP && !pidle[id] -> id++ }
+	:: atomic { id == NP -> id = NONE }
+		break
+	od
+}
+
+/*
+ * wsx_m_wake() :260-265: wake_spinning, then woken with a store-release;
+ * the wake_up() is the M's blocking guard on woken (handoff.pml models the
+ * wake_up() as a step of its own, against the reaper).
+ */
+inline m_wake(m, s)
+{
+	atomic { wake_spinning[m] = s; woken[m] = true }
+}
+
+/*
+ * wsx_wakep() :271-288 (its smp_mb() :276 is the order of the steps).
+ *
+ * As of f7ca79a (BUG_N4) it reserves the wakeup first, nmspinning 0 -> 1
+ * (:280), then looks for an idle P, and drops the reservation when it finds
+ * none (:284).  A queuer that reads nmspinning meanwhile relies on the
+ * reservation and wakes nobody, though nobody will search: finding N4.
+ * Fix N4: claim an idle P first, then count its M spinning and wake it;
+ * nmspinning counts only Ms that search or are woken to.  Two queuers may
+ * then both wake an M (the half-busy bound of wsx_may_spin() limits it).
+ */
+inline wakep(id)
+{
+	if
+	:: npidle == 0				/* :277 */
+	:: else ->
+		if
+		:: nmspinning != 0		/* :278 */
+		:: else ->
+#ifdef BUG_N4
+			if
+			/* :280 try_cmpxchg(nmspinning, 0, 1) */
+			:: atomic { nmspinning == 0 -> nmspinning = 1 }
+				pidle_get(id);		/* :282 */
+				if
+				:: id == NONE ->	/* :284 */
+					atomic { assert(nmspinning > 0);
+						 nmspinning-- }
+				:: else ->
+					/* :287, p->m of P id is M id */
+					m_wake(id, true)
+				fi
+			:: nmspinning != 0
+			fi
+#else
+			pidle_get(id);
+			if
+			:: id == NONE
+			:: else ->
+				nmspinning++;
+				m_wake(id, true)
+			fi
+#endif
+		fi
+	fi;
+	id = 0
+}
+
+/*
+ * wsx_wake_p() :291-296, and F7 (i): a submitter that could not claim the
+ * P's idle bit (its M is busy, or another waker has it) calls wsx_wakep().
+ */
+inline wake_p(p, got, id)
+{
+	pidle_claim(p, got);			/* :294 */
+	if
+	:: got -> m_wake(p, false)		/* :295 */
+	:: else ->
+#ifdef BUG_F7
+		skip
+#else
+		wakep(id)			/* F7 (i) */
+#endif
+	fi;
+	got = false
+}
+
+/*
+ * wsx_work_visible() :590-595: every P's ring and runnext, and with F7 (iii)
+ * every other P's inbox; @far: something was seen.
+ */
+inline scan_all(id, far)
+{
+	id = 0;
+	do
+	:: id < NP ->
+		if
+		:: rq[id] > 0 ->
+#ifdef BUG_F4
+			if
+			:: far = true; break
+			:: skip		/* finding 4: read as empty */
+			fi
+#else
+			far = true;
+			break
+#endif
+		:: else
+		fi;
+#if !defined(BUG_F7) && !defined(BUG_F7III)
+		if
+		:: id != me && inbox[id] > 0 ->	/* F7 (iii) */
+			far = true;
+			break
+		:: else
+		fi;
+#endif
+		id++
+	:: else -> break
+	od;
+	id = 0
+}
+
+/*
+ * wsx_runq_steal() :479-501: wsx_ring_grab() takes k = n - n/2 with one
+ * cmpxchg on the victim's head.
+ */
+inline steal_ring(v)
+{
+	n = rq[v];
+	k = n - n / 2;
+	rq[v] = rq[v] - k;
+	n = 0
+}
+
+/*
+ * F7 (ii): the ring gave nothing: llist_del_all() of the victim's inbox,
+ * keep k = n - n/2, give the rest back the way a submitter does.
+ */
+inline steal_inbox(v)
+{
+#ifndef BUG_F7
+	if
+	:: k == 0 ->
+		atomic { n = inbox[v]; inbox[v] = 0; k = n - n / 2; n = n - k }
+		if
+		:: n > 0 ->
+			atomic { inbox[v] = inbox[v] + n; n = 0 }
+			wake_p(v, ok, w)
+		:: else
+		fi
+	:: else
+	fi
+#else
+	skip
+#endif
+}
+
+proctype M(byte me; bool parked)
+{
+	bool spinning, was, ok, far;
+	byte n, k, v, id, w;
+
+	if
+	:: parked -> goto end_sleep
+	:: else
+	fi;
+
+top:	/* wsx_find_runnable() :739, one turn of its loop */
+
+	/* wsx_inbox_drain() :373-402: llist_del_all() :381 ... */
+	atomic { n = inbox[me]; inbox[me] = 0 }
+	if
+	:: n > 0 ->
+		/* ... then the ring puts :394-399 (the model's ring has room) */
+#ifdef BUG_N2
+		atomic { rq[me] = rq[me] + n; w = n; n = 0 }
+		if
+		:: w > 1 -> w = 0; wakep(id)	/* :400-401 */
+		:: else -> w = 0
+		fi
+#else
+		/*
+		 * fix N2: wake whenever the ring and runnext hold more than
+		 * the one item this M runs next; :400's n > 1 misses one item
+		 * put behind a runnext item, which a parker looking for work
+		 * did not see while it was in transit
+		 */
+		atomic { rq[me] = rq[me] + n; n = 0 }
+		if
+		:: rq[me] > 1 -> wakep(id)
+		:: else
+		fi
+#endif
+	:: else
+	fi;
+
+	/* wsx_runq_get() :342-365: runnext, then the ring's head */
+	if
+	:: atomic { rq[me] > 0 -> rq[me]-- }
+		goto execute
+	/*
+	 * wsx_global_get(p, 0) :408-436 (the global_tick pick :750 only
+	 * changes the order).  Only the owner adds to rq[me]: still 0 here.
+	 */
+	:: atomic { rq[me] == 0 && glen > 0 ->	/* :415-424, under glock */
+		n = glen / NP + 1;	/* wsx_global_batch(), online = NP */
+		if
+		:: n > glen -> n = glen
+		:: else
+		fi;
+		glen = glen - n
+	   }
+		/* :429-434: run the first, the rest to the ring */
+		if
+		:: n > 1 ->
+			atomic { rq[me] = rq[me] + n - 1; n = 0 }
+#ifndef BUG_N2
+			wakep(id)	/* fix N2, as for the inbox */
+#endif
+		:: else -> n = 0
+		fi;
+		goto execute
+	:: atomic { rq[me] == 0 && glen == 0 }
+	fi;
+
+	/* wsx_may_spin() :571-577, wsx_m_spin() :556-561 */
+	if
+	:: spinning
+	:: !spinning ->
+		w = NP - npidle;		/* busy = nponline - npidle */
+		if
+		:: atomic { 2 * nmspinning < w -> w = 0; spinning = true }
+			nmspinning++		/* :559 */
+		:: atomic { 2 * nmspinning >= w -> w = 0 }
+			goto park
+		fi
+	fi;
+
+	/*
+	 * wsx_steal_work() :527-552: the other Ps from a random one.  One
+	 * round stands for steal_tries: a grab is atomic here and what comes
+	 * after a round is the parker's recheck.  runnext is in rq, so the
+	 * last round's runnext steal (:492, :453-473) is part of the grab.
+	 */
+	atomic {
+		if
+		:: v = (me + 1) % NP
+		:: NP > 2 -> v = (me + 2) % NP
+		fi;
+		steal_ring(v)
+	}
+	steal_inbox(v);
+	if
+	:: NP > 2 && k == 0 ->
+		atomic { v = 3 - me - v; steal_ring(v) }	/* the other one */
+		steal_inbox(v)
+	:: else
+	fi;
+	v = 0;
+	if
+	:: k > 0 ->
+		/* :497-500: publish all but the one to run with the tail */
+		if
+		:: k > 1 -> atomic { rq[me] = rq[me] + k - 1; k = 0 }
+		:: else -> k = 0
+		fi;
+		goto execute
+	:: else
+	fi;
+
+park:	/* wsx_m_park() :630-664 */
+	if
+	:: atomic { spinning -> spinning = false; was = true;
+		    assert(nmspinning > 0); nmspinning-- }
+		npidle++			/* handoff.c:199 */
+	:: atomic { !spinning -> npidle++ }	/* handoff.c:199 */
+	fi;
+	/* :635-638; wsx_m_idle_p() handoff.c:185-204, nobody in mwait here */
+	pidle[me] = true;			/* handoff.c:200 */
+	/* :649-651 parked, smp_mb(); wsx_work_visible() :580-597 */
+	if
+	:: glen > 0 -> ok = true		/* :584 */
+	:: else ->
+		if
+		:: inbox[me] > 0 -> ok = true	/* :584 (backlog_len: README) */
+		:: else ->
+#ifdef BUG_N1
+			/* :588-589: only a parker that was spinning */
+			if
+			:: was -> scan_all(id, far)
+			:: else
+			fi
+#else
+			/* fix N1: every parker looks at every P */
+			scan_all(id, far)
+#endif
+		fi
+	fi;
+	if
+	:: ok || far ->
+		/* :653, wsx_pidle_reclaim() handoff.c:216-224 (p->m == m) */
+		pidle_claim(me, ok);
+		if
+		:: ok ->
+			if
+			:: atomic { was || far -> ok = false; was = false;
+				    far = false; spinning = true }
+				nmspinning++	/* :655-656 wsx_m_spin() */
+			:: atomic { !was && !far -> ok = false }
+			fi;
+			goto top
+		:: else ->
+			far = false;
+#ifndef BUG_N3
+			/*
+			 * fix N3: a waker has the idle bit and wakes this M
+			 * for its own reason (wsx_wake_p: not spinning, or
+			 * lose_p); the work seen here is nobody's: hand the
+			 * search on
+			 */
+			wakep(id)
+#else
+			skip
+#endif
+		fi
+	:: else
+	fi;
+	/* :660-661: wait for the waker that claimed the idle bit */
+	atomic { was = false; mst[me] = SLEEP }
+end_sleep:
+	atomic { woken[me] -> mst[me] = BUSY;
+		 /* wsx_m_unpark() :604-628: take over the waker's state */
+		 woken[me] = false; spinning = wake_spinning[me] }
+	goto top;
+
+execute:	/* wsx_execute() :772-800 */
+	if
+	:: spinning ->
+		/* wsx_m_reset_spinning() :564-569 */
+		atomic { assert(nmspinning > 0); nmspinning--; w = nmspinning;
+			 spinning = false }
+		if
+		:: w == 0 -> w = 0; wakep(id)
+		:: else -> w = 0
+		fi
+	:: else
+	fi;
+progress:
+	atomic { ran++; mst[me] = RUN }		/* :790 the item starts */
+	if
+	/* the item spawns a child: wsx_spawn() :846-858, runnext :856 */
+	:: atomic { spawned < NSPAWN -> spawned++; created++; mst[me] = BUSY;
+		    rq[me]++ }
+		wakep(id);			/* :857 */
+		mst[me] = RUN
+	:: skip
+	fi;
+	mst[me] = BUSY;				/* the item returns */
+	goto top
+}
+
+/* Queueing from outside (ioctl, timers, other kernel code). */
+proctype submitter()
+{
+	byte n, id;
+	bool got;
+
+	do
+	:: n < NSUB ->
+		sub_busy = true;
+		if
+		:: /* wsx_queue(WSX_WHERE_P, 0): wsx_inbox_put() :862-881 */
+			atomic { inbox[0]++; created++ }	/* :874 */
+			wake_p(0, got, id)			/* :879 */
+		:: /* WSX_WHERE_GLOBAL: wsx_queue_global() :883-890 */
+			atomic { glen++; created++ }		/* :888 */
+			wakep(id)				/* :889 */
+		fi;
+		atomic { sub_busy = false; n++ }
+	:: else -> break
+	od;
+	sub_done = true
+}
+
+/* The invariants, checked in every reachable state. */
+#define SLEEPING(m)	(mst[m] == SLEEP && !woken[m])
+#define QUIET(m)	(mst[m] == RUN || SLEEPING(m))
+#if NP == 2
+#define ALLQUIET	(QUIET(0) && QUIET(1))
+#define SOMEASLEEP	(SLEEPING(0) || SLEEPING(1))
+#define QUEUED		(glen + rq[0] + rq[1] + inbox[0] + inbox[1])
+#elif NP == 3
+#define ALLQUIET	(QUIET(0) && QUIET(1) && QUIET(2))
+#define SOMEASLEEP	(SLEEPING(0) || SLEEPING(1) || SLEEPING(2))
+#define QUEUED		(glen + rq[0] + rq[1] + rq[2] + inbox[0] + \
+			 inbox[1] + inbox[2])
+#else
+#error NP must be 2 or 3
+#endif
+#define LOSTWAKEUP	(!sub_busy && ALLQUIET && SOMEASLEEP && QUEUED > 0)
+
+#define SAFE	(!LOSTWAKEUP && ran <= created && npidle <= NP && \
+		 QUEUED <= NSUB + NSPAWN)
+
+#ifndef NOWATCH
+/* checks SAFE in every reachable state (a step back to the same state) */
+active proctype watch()
+{
+end:	do
+	:: assert(SAFE)
+	od
+}
+#endif
+
+/*
+ * Ms 0 .. NAWAKE-1 start looking for work; the others start parked, their
+ * P idle, as after the queues ran dry.
+ */
+init
+{
+	byte i;
+
+	atomic {
+		for (i : 0 .. NP - 1) {
+			if
+			:: i >= NAWAKE ->
+				pidle[i] = true;
+				npidle++;
+				mst[i] = SLEEP
+			:: else
+			fi;
+			run M(i, i >= NAWAKE)
+		}
+		run submitter()
+	}
+}
+
+ltl alldone { <> [] (sub_done && ran == created) }

@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The scheduler's protocols (see wsx_protocol_test.c for each scenario),
+# each with the module parameters it needs.  Restores the module's defaults.
+DIR=$(dirname "$0")
+. "$DIR/wsx_lib.sh"
+wsx_need_root_and_module
+
+rc=0
+# run DESCRIPTION PARAMS... -- SCENARIO
+run() {
+	echo "# $1"
+	shift
+	params=
+	while [ "$1" != -- ]; do params="$params $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	wsx_reload $params || { echo "# FAIL: load with$params"; rc=$KSFT_FAIL; return; }
+	"$DIR/wsx_protocol_test" "$1"
+	case $? in
+	0) echo "# $1: ok" ;;
+	4) echo "# $1: skipped" ;;
+	*) echo "# FAIL: $1"; rc=$KSFT_FAIL ;;
+	esac
+}
+
+# the monitor would rescue P0's queue after long_item_ms and hide it
+run "items queued on a busy P are stolen at once" \
+	max_item_ns=200000000 long_item_ms=0 -- inbox_steal
+run "an M back from a blocking section gets a P under sustained load" \
+	nprocs=1 max_threads=2 -- waiter_bound
+run "no handoff for an item the monitor flagged that has returned" \
+	nprocs=1 long_item_ms=50 -- stale_handoff
+run "CPU online then offline before its M ran: nothing stranded" \
+	-- hotplug_ack
+run "wakes and parks widened by fault points, spare Ms reaped at once" \
+	nprocs=2 idle_thread_ms=0 -- widened_wake
+run "pinned pages are charged to RLIMIT_MEMLOCK" -- memlock
+wsx_reload || rc=$KSFT_FAIL
+exit $rc

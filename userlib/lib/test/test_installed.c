@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * The installed libwsx against the running module: built by
+ * scripts/check-deb with the libwsx-dev package's header and pkg-config
+ * file, linked to libwsx1's shared library, run in the VM with the module
+ * that DKMS built.  Not part of `make check` (it needs the module).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <wsx/libwsx.h>
+#include "ktap.h"
+
+enum { NOP, FIB, SPAWN, CRC, NITEMS };
+
+static const char crc_text[] = "123456789";
+
+/* Submits one item of each kind and checks each record's result. */
+static void check_items(struct wsx *w)
+{
+	struct wsx_completion recs[NITEMS];
+	struct wsx_req items[NITEMS];
+	bool seen[NITEMS] = { false };
+	int n, got = 0, i;
+
+	wsx_item_nop(&items[NOP], NOP);
+	wsx_item_fib(&items[FIB], 20, FIB);
+	wsx_item_place(&items[FIB], WSX_PLACE_GLOBAL, 0);
+	wsx_item_spawn(&items[SPAWN], 2, 3, 1000, SPAWN);
+	wsx_item_crc32c(&items[CRC], crc_text, strlen(crc_text), 0, CRC);
+	KTAP_EQ(wsx_submit(w, items, NITEMS, NULL), NITEMS, "all items queued");
+	while (got < NITEMS) {
+		n = wsx_wait(w, recs + got, NITEMS - got, 1, 10000000000LL);
+		if (!ktap_check(n > 0, "wait returns records (%d)", n))
+			return;
+		got += n;
+	}
+	for (i = 0; i < NITEMS; i++) {
+		KTAP_EQ(recs[i].status, 0, "record %d: status 0", i);
+		if (recs[i].user_data < NITEMS)
+			seen[recs[i].user_data] = true;
+		switch (recs[i].user_data) {
+		case FIB:
+			KTAP_EQ(recs[i].result, 6765, "fib(20) = 6765");
+			break;
+		case SPAWN:
+			KTAP_EQ(recs[i].result, 15, "spawn(2, 3): 15 nodes ran");
+			break;
+		case CRC:
+			KTAP_EQ(recs[i].result, 0xe3069283,
+				"crc32c(\"123456789\") = e3069283");
+			break;
+		}
+	}
+	ktap_check(seen[NOP] && seen[FIB] && seen[SPAWN] && seen[CRC],
+		   "one record per item");
+}
+
+int main(void)
+{
+	struct wsx_version v;
+	struct wsx_stats st;
+	char line[4096] = "";
+	struct wsx *w;
+
+	if (!KTAP_EQ(wsx_open(&w, 0), 0, "wsx_open"))
+		return ktap_done();
+	KTAP_EQ(wsx_version(w, &v), 0, "wsx_version");
+	KTAP_EQ(v.abi_major, WSX_ABI_MAJOR, "the module's ABI major");
+	ktap_check(v.nprocs >= 1, "nprocs %u", v.nprocs);
+	check_items(w);
+	KTAP_EQ(wsx_stats_read(&st), 0, "wsx_stats_read");
+	KTAP_EQ(st.nprocs, v.nprocs, "stats have a line per P");
+	wsx_stats_free(&st);
+	ktap_check(wsx_schedtrace_read(line, sizeof(line)) > 0 &&
+		   !strncmp(line, "WSX ", 4), "schedtrace: %s", line);
+	wsx_close(w);
+	return ktap_done();
+}
