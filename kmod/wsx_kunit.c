@@ -13,8 +13,6 @@
 #include <linux/kthread.h>
 #include <linux/slab.h>
 
-#include "wsx_order.h"
-
 /*
  * The ring's snapshot point (between its loads of head and tail): a test
  * may set wsx_ring_churn to a ring, which the next snapshot of that ring
@@ -25,6 +23,7 @@ static struct wsx_ring *wsx_ring_churn;
 static void wsx_ring_churn_once(const struct wsx_ring *r);
 #define wsx_ring_snapshot_point(r)	wsx_ring_churn_once(r)
 
+#include "wsx_order.h"
 #include "wsx_ring.h"
 
 /* A consumer takes one item and the owner puts one: still full. */

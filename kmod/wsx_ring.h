@@ -47,7 +47,8 @@
  *
  * A snapshot of head then tail is not atomic: while a thief reads them the
  * owner may consume and refill, so tail - head can exceed the ring size.
- * wsx_ring_grab retries in that case rather than copy a bogus range.
+ * wsx_ring_grab and wsx_ring_len retry in that case rather than use a
+ * bogus range (a length of 0 would tell a parking M a full ring is empty).
  *
  * head and tail sit on separate cache lines so that the owner's pushes and
  * the thieves' cmpxchg do not false-share.

@@ -21,10 +21,10 @@
  * backlog, runnext, ring: only its holder takes from it here) is one count.
  * RCU: a waker in wsx_m_wake() is in a read-side section (rcu_in[]);
  * synchronize_rcu() waits, reader by reader, until the sections open when
- * it started have ended.  wait_event()/wake_up() is a
- * process blocking on the condition, except that the wake_up() of
- * wsx_m_wake() is a step of its own that touches the M (the use-after-free
- * of finding 2).  Sequentially consistent, as the other models.
+ * it started have ended.  wait_event()/wake_up() is a process blocking on
+ * the condition, except that the wake_up() of wsx_m_wake() is a step of
+ * its own that touches the M (the use-after-free of finding 2).
+ * Sequentially consistent, as the other models.
  *
  * Two configurations:
  *   default   NSUB items queued, NBLOCK blocking sections: safety.

@@ -40,20 +40,20 @@
  *  - once the offline callback returned, and until the next online
  *    callback starts, nothing is queued on P 1 (inbox, ring, runnext) and
  *    its M runs no item (invariant, process watch: sched.c:89-91);
- *  - no item lost or run twice: ran <= created; at the end every item ran
- *    (the invariant and the others process; a callback or M stuck for good
- *    is an invalid end state);
- *  - no non-progress cycle (pan -l, progress at each item started).
+ *  - no item lost or run twice: ran <= created (invariant); a callback or
+ *    an M stuck for good is an invalid end state;
+ *  - every item queued runs (ltl alldone, pan -a; it holds without
+ *    fairness, so with it too).
  *
  * Variants (spin -D...):
  *   BUG_F1    f7ca79a: the online callback does not wait for the M's
  *             acknowledgement: finding 1.
- *   BUG_F1DESIGN  F1 as issue11-design.md words it: the online callback
- *             waits for m_online, which starts true ("until its M
- *             acknowledges the first stop", sched.c:1071), and the M enters
- *             wsx_m_stop_p() only when want_online is false.  The first
- *             online callback can then return before the M acknowledged
- *             anything: README, "F1 at init".
+ *   BUG_F1DESIGN  F1 as first designed: the online callback waits for
+ *             m_online, which starts true ("until its M acknowledges the
+ *             first stop", sched.c:1071), and the M enters wsx_m_stop_p()
+ *             only when want_online is false.  The first online callback
+ *             can then return before the M acknowledged anything (README:
+ *             "F1 as designed leaves the first online open").
  *   BUG_F7GIVE  the thief gives the rest back to P 1's inbox without
  *             checking want_online under RCU.
  *   default   F1 corrected: m_online starts false; the M stops when

@@ -68,13 +68,13 @@
  *
  * Sizes: NP Ps (= Ms, 2 or 3), NSUB items queued by the submitter, NSPAWN
  * items spawned, NAWAKE Ms looking for work at the start (the others start
- * parked, their P idle).
+ * parked, their P idle).  The defaults (2, 2, 1, 1) take 2.7 million states.
  *
  * Line numbers are kmod/sched.c's as of f7ca79a unless named otherwise.
  */
 
 #ifndef NP
-#define NP	3
+#define NP	2
 #endif
 #ifndef NSUB
 #define NSUB	2
@@ -83,7 +83,7 @@
 #define NSPAWN	1
 #endif
 #ifndef NAWAKE
-#define NAWAKE	0
+#define NAWAKE	1
 #endif
 
 #define NONE	255

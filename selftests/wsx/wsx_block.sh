@@ -8,18 +8,8 @@ DIR=$(dirname "$0")
 wsx_need_root_and_module
 
 rc=0
-run() {
-	# run DESCRIPTION PARAMS... -- SCENARIO [SETUP]
-	echo "# $1"
-	shift
-	params=
-	while [ "$1" != -- ]; do params="$params $1"; shift; done
-	shift
-	# shellcheck disable=SC2086
-	wsx_reload $params || { echo "# FAIL: load with$params"; rc=$KSFT_FAIL; return; }
-	[ -n "$2" ] && sh -c "$2"
-	"$DIR/wsx_block_test" "$1" || rc=$KSFT_FAIL
-}
+# run DESCRIPTION PARAMS... -- SCENARIO [SETUP]
+run() { wsx_scenario "$DIR/wsx_block_test" "$@"; }
 
 run "sleepers hand P0 to spare Ms" nprocs=2 idle_thread_ms=200 -- handoff
 # the spare Ms started above exit once idle, down to one per P

@@ -32,6 +32,27 @@ wsx_reload() {
 	wsx_load "$@"
 }
 
+# wsx_scenario PROGRAM DESCRIPTION PARAMS... -- SCENARIO [SETUP]: reload
+# the module with PARAMS, run the shell command SETUP if given, then
+# PROGRAM SCENARIO; a failure (a skip is not one) sets rc to KSFT_FAIL
+wsx_scenario() {
+	prog=$1
+	echo "# $2"
+	shift 2
+	params=
+	while [ "$1" != -- ]; do params="$params $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	wsx_reload $params || { echo "# FAIL: load with$params"; rc=$KSFT_FAIL; return; }
+	[ -n "${2:-}" ] && sh -c "$2"
+	"$prog" "$1"
+	case $? in
+	0) ;;
+	4) echo "# $1: skipped" ;;
+	*) echo "# FAIL: $1"; rc=$KSFT_FAIL ;;
+	esac
+}
+
 # wsx_hotplug_cpus: those of CPUs 1-3 that can go offline here; skips
 # (exit 4) with the reason when there is none
 wsx_hotplug_cpus() {

@@ -79,18 +79,6 @@ static char *read_file(const char *path, size_t *len_out)
 	return buf;
 }
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
 /* The stats file; the counters read with wsx_test_stat*(). */
 static char *stats_text(void)
 {
@@ -396,7 +384,7 @@ static int tracefs_set(const char *dir, const char *file, const char *val)
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return write_file(path, val);
+	return wsx_test_write_file(path, val);
 }
 
 static char *tracefs_get(const char *dir, const char *file)
@@ -1001,7 +989,7 @@ static void sample_from_zero(struct __test_metadata *_metadata,
 {
 	ASSERT_EQ(0, wsx_test_param_set("latency_sample", every));
 	settled_stats();
-	ASSERT_EQ(0, write_file(WSX_DEBUGFS_PATH "/reset", "1"));
+	ASSERT_EQ(0, wsx_test_write_file(WSX_DEBUGFS_PATH "/reset", "1"));
 }
 
 /*

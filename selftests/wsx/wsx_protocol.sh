@@ -9,21 +9,7 @@ wsx_need_root_and_module
 
 rc=0
 # run DESCRIPTION PARAMS... -- SCENARIO
-run() {
-	echo "# $1"
-	shift
-	params=
-	while [ "$1" != -- ]; do params="$params $1"; shift; done
-	shift
-	# shellcheck disable=SC2086
-	wsx_reload $params || { echo "# FAIL: load with$params"; rc=$KSFT_FAIL; return; }
-	"$DIR/wsx_protocol_test" "$1"
-	case $? in
-	0) echo "# $1: ok" ;;
-	4) echo "# $1: skipped" ;;
-	*) echo "# FAIL: $1"; rc=$KSFT_FAIL ;;
-	esac
-}
+run() { wsx_scenario "$DIR/wsx_protocol_test" "$@"; }
 
 # the monitor would rescue P0's queue after long_item_ms and hide it
 run "items queued on a busy P are stolen at once" \

@@ -220,25 +220,13 @@ static int scenario_stale_handoff(int fd)
 
 /* ---- hotplug_ack ------------------------------------------------------ */
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
 static int cpu_online(int cpu, int on)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
 		 cpu);
-	return write_file(path, on ? "1" : "0");
+	return wsx_test_write_file(path, on ? "1" : "0");
 }
 
 /* pid of the kthread named @name, or -1 */
@@ -321,7 +309,7 @@ static int scenario_hotplug_ack(int fd)
 		cpu_online(1, 1);
 		ksft_exit_fail_msg("no kthread wsx/1\n");
 	}
-	if (write_file("/proc/sys/kernel/sched_rt_runtime_us", "-1")) {
+	if (wsx_test_write_file("/proc/sys/kernel/sched_rt_runtime_us", "-1")) {
 		cpu_online(1, 1);
 		ksft_exit_skip("cannot turn RT throttling off\n");
 	}
@@ -336,7 +324,7 @@ static int scenario_hotplug_ack(int fd)
 	if (cpu_online(1, 0))
 		rc = KSFT_FAIL;
 	waitpid(hog, &st, 0);
-	write_file("/proc/sys/kernel/sched_rt_runtime_us", rt_old);
+	wsx_test_write_file("/proc/sys/kernel/sched_rt_runtime_us", rt_old);
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		ksft_print_msg("the SCHED_FIFO hog failed: status %d\n", st);
 		rc = KSFT_FAIL;
@@ -365,7 +353,7 @@ static int fault_set(const char *name, const char *val)
 	char path[128];
 
 	snprintf(path, sizeof(path), "/sys/kernel/debug/wsx/fault/%s", name);
-	return write_file(path, val);
+	return wsx_test_write_file(path, val);
 }
 
 static long fault_hits(const char *name)

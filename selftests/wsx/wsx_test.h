@@ -277,6 +277,19 @@ static inline __u64 wsx_test_now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* Write @val to the file @path (sysfs, procfs, debugfs); 0 or -errno. */
+static inline int wsx_test_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
 /* Write @val to the module parameter @name; 0 or -errno. */
 static inline int wsx_test_param_set(const char *name, const char *val)
 {
