@@ -16,7 +16,11 @@
  *    (so the job slots can be exactly as many as the CQ's entries);
  *  - no lost wakeup: a waiter whose min_complete records were posted does
  *    not sleep for ever (it would be an invalid end state: nothing else
- *    can move).
+ *    can move);
+ *  - ENTER returns only once the min_complete records it waited for are
+ *    visible in the shared CQ tail: a poster stores the shared tail before
+ *    cq_tail_k, the copy that waiters test (BUG_F2, the other order, lets
+ *    a waiter return between the two stores).
  * sqcq_scribble.pml (SCRIBBLE defined) adds a hostile thread that writes
  * arbitrary values into the user-writable words (SQ tail, CQ head, SQ
  * slots) while everything runs:
@@ -111,7 +115,7 @@ inline enter_wait(want)
 		do
 		:: waiting = true;	/* prepare_to_wait: store, full barrier */
 		   if
-		   :: cq_tail - cq_head >= want -> waiting = false; break
+		   :: kcq_tail >= cq_want -> waiting = false; break	/* reached() */
 		   :: else ->
 #ifdef SCRIBBLE
 end_sleep:			/* lost records may leave it asleep */
@@ -152,6 +156,10 @@ proctype user()
 		:: break
 		od;
 		enter_wait(want);
+#ifndef SCRIBBLE
+		/* ENTER returned: the records it waited for are visible */
+		assert(cq_tail - cq_head >= want);
+#endif
 		/* reap, maybe stopping early (a slow reader) */
 		do
 #ifdef SCRIBBLE
@@ -185,14 +193,19 @@ end:	do
 #endif
 		cq_rec[t % CQ] = job_ud[j];
 		slot_used[j] = false;	/* the slot is free before the record shows */
-		kcq_tail = t + 1;
-		cq_tail = kcq_tail;	/* release */
+#ifdef BUG_F2
+		kcq_tail = t + 1;	/* the waiters' test before the shared tail */
+		cq_tail = t + 1;
+#else
+		cq_tail = t + 1;	/* release */
+		kcq_tail = t + 1;	/* release: what the waiters test */
+#endif
 		unlock(cq_lock);
 		/* wake once: only a waiter whose target is reached */
 		if
 		:: waiting ->		/* wq_has_sleeper(): full barrier, then read */
 			if
-			:: cq_tail >= cq_want -> woken = true	/* wake_up() */
+			:: kcq_tail >= cq_want -> woken = true	/* wake_up() */
 			:: else
 			fi
 		:: else
