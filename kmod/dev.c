@@ -50,7 +50,7 @@ struct wsx_session {
 	unsigned int running;		/* L: jobs not finished */
 	unsigned int inflight;		/* L: jobs not yet reaped */
 	bool closing;			/* L: the cancel flag of every job */
-	wait_queue_head_t wq;		/* WAIT, poll, release */
+	wait_queue_head_t wq;		/* WAIT, poll (the rings' too), release */
 	struct wsx_rings *rings;	/* set once (release/acquire) */
 };
 
@@ -421,7 +421,7 @@ static long wsx_ioctl_ring_setup(struct wsx_session *s,
 		return -EFAULT;
 	if (wsx_session_rings(s))
 		return -EBUSY;
-	r = wsx_rings_create(&setup, &s->closing);
+	r = wsx_rings_create(&setup, &s->closing, &s->wq);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	if (copy_to_user(uarg, &setup, sizeof(setup))) {
@@ -487,11 +487,11 @@ static long wsx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 static __poll_t wsx_poll(struct file *file, poll_table *wait)
 {
 	struct wsx_session *s = file->private_data;
-
 	struct wsx_rings *r = wsx_session_rings(s);
 
+	/* the rings' records wake s->wq too, set up before or after this */
 	poll_wait(file, &s->wq, wait);
-	if (READ_ONCE(s->ndone) || (r && wsx_rings_poll(r, file, wait)))
+	if (READ_ONCE(s->ndone) || (r && wsx_rings_poll(r)))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }
@@ -518,6 +518,9 @@ static int wsx_release(struct inode *inode, struct file *file)
 	spin_lock_irq(&s->lock);
 	WRITE_ONCE(s->closing, true);
 	spin_unlock_irq(&s->lock);
+	/* no M consumes the SQ after this: nothing is delayed past the flush */
+	if (r)
+		wsx_rings_quiesce(r);
 	wsx_timers_flush(&s->closing);	/* delayed items: now, cancelled */
 	wait_event(s->wq, !READ_ONCE(s->running));
 	/* the last done callback wakes us under the lock: let it leave */

@@ -32,11 +32,16 @@
  *
  * CQ  A record is posted under cq_lock, by the done callbacks of the Ms
  *     and by ENTER for a malformed entry: write cqes[cq_tail_k & mask], put
- *     the job slot back on the free list, then store cq_tail_k + 1 into the
+ *     the job slot back on the free list, store cq_tail_k + 1 into the
  *     shared tail (release: the record and the slot's return before the
- *     tail).  cq_tail_k is the kernel's own; the shared tail is written,
- *     never read.  Userspace loads tail (acquire), reads the records below
- *     it and stores head (release).
+ *     tail), and only then into cq_tail_k (release: the shared tail before
+ *     it).  cq_tail_k is the kernel's own, written only here; the shared
+ *     tail is written, never read.  Whoever tests cq_tail_k without the
+ *     lock (a waiter, poll(), wsx_rings_destroy()) loads it with acquire:
+ *     once it shows a record, the shared tail shows it too, so ENTER never
+ *     returns before the records it waited for are visible to userspace.
+ *     Userspace loads tail (acquire), reads the records below it and
+ *     stores head (release).
  *
  * Backpressure: an accepted SQ entry takes a CQ entry at once.  ENTER loads
  *     the shared CQ head (acquire: pairs with userspace's release after its
@@ -59,27 +64,50 @@
  *     barrier (wq_has_sleeper()) and wakes only if somebody sleeps and the
  *     tail has reached cq_want.  Either the poster sees the sleeper or the
  *     sleeper sees the tail: no wakeup is lost, and a waiter for 256 records
- *     is woken once, not 256 times.  poll() sleepers are on their own queue
- *     and woken by every record.
+ *     is woken once, not 256 times.  poll() and epoll sleepers are on the
+ *     session's queue (poll_wq, on which wsx_poll() always waits, so that
+ *     an epoll watch added before RING_SETUP sees the records too), woken
+ *     by every record after the same full barrier.
  *
  * Pick-up (WSX_RING_SQ_PICKUP; models/sqpickup.pml): such rings are on an
  *     RCU list that an M with nothing to run walks before it parks
- *     (wsx_rings_pickup(), the one call from sched.c).  For rings whose SQ
- *     holds entries it clears WSX_SQ_NEED_ENTER and consumes them under
- *     sq_lock as ENTER does; for the others it sets the flag, takes a full
- *     barrier and loads the SQ tail again.  Userspace stores the tail,
- *     takes a full barrier and loads the flag.  Either the M sees the new
- *     tail or userspace sees the flag and calls ENTER: no entry is left
- *     behind while every M sleeps.  An M holds a reference on the rings
- *     while it consumes outside the RCU read section; wsx_rings_destroy()
- *     unlists them, waits for a grace period and for the references.  An
- *     M works in no user's mm, so it leaves a CRC32C entry (whose pages
- *     must be pinned) to ENTER and sets the flag.
+ *     (wsx_rings_pickup_find()).  It skips a ring marked pickup_blocked.
+ *     For a ring whose SQ holds entries it returns the ring, and the M
+ *     consumes them (wsx_rings_pickup_one()); for the others it sets
+ *     WSX_SQ_NEED_ENTER, takes a full barrier and loads the SQ tail again.
+ *     Userspace stores the tail, takes a full barrier and loads the flag.
+ *     Either the M sees the new tail or userspace sees the flag and calls
+ *     ENTER: no entry is left behind while every M sleeps.
+ *
+ *     Invariant: while the flag is clear, an M that will walk the list
+ *     again before it parks exists.  Under sq_lock, the M first tests
+ *     pickup_blocked again (the walk's test is racy: another M may have
+ *     set it since), and leaves the ring as it is if set.  Else it clears
+ *     the flag (it walks again: the sched.c loop goes back after every
+ *     pick-up) and consumes as ENTER does.  What it cannot consume (a full
+ *     CQ, indices out of range, a CRC32C entry: an M works in no user's
+ *     mm and cannot pin pages) it leaves with the flag set and
+ *     pickup_blocked set, so the Ms skip the ring until an ENTER (which
+ *     clears it under sq_lock); the flag stays set meanwhile, since every
+ *     writer of a clear flag tests pickup_blocked under the lock first.
+ *     If it consumed nothing for lack of entries (a consumer was first),
+ *     it sets the flag again, with the same full barrier, and the next
+ *     walk loads the tail.  An M whose P goes offline stops without
+ *     walking again; it calls wsx_wakep() (sched.c) so that an M walks in
+ *     its place.  Writers of the flag: the walk (set, without the lock)
+ *     and pickup_one (under sq_lock); a stray set only costs an ENTER.
+ *
+ *     An M holds a reference on the rings while it consumes outside the
+ *     RCU read section; wsx_rings_quiesce() unlists them, waits for a
+ *     grace period and for the references.
  *
  * Release: the session's closing flag, the cancel flag of every job, is
- *     set, so queued items skip their work.  wsx_rings_destroy() waits until
- *     cq_tail_k == sub_total (every accepted entry posted), takes cq_lock
- *     once so that the last poster has left, then frees.
+ *     set, so queued items skip their work.  wsx_rings_quiesce() then stops
+ *     the pick-up (after it no M consumes an entry), before the session's
+ *     delayed items are fired at once (wsx_timers_flush()), so that no
+ *     delayed item is queued behind the flush.  wsx_rings_destroy() waits
+ *     until cq_tail_k == sub_total (every accepted entry posted), takes
+ *     cq_lock once so that the last poster has left, then frees.
  *
  * Field tags: I = set up before the rings are published; S = under
  * sq_lock; C = under cq_lock; W = under wait_lock; A = atomic (llist).
@@ -99,6 +127,7 @@
 
 #include <linux/wsx.h>
 
+#include "fault.h"
 #include "ops.h"
 #include "wsx_internal.h"
 
@@ -153,6 +182,7 @@ struct wsx_rings {
 	const bool *cancel;			/* I: the session's closing */
 	struct wsx_rslot *slots;		/* I */
 	bool pickup;				/* I: WSX_RING_SQ_PICKUP */
+	bool listed;			/* on wsx_pickup_rings: I, quiesce */
 	struct list_head pickup_node;		/* on wsx_pickup_rings */
 	refcount_t refs;			/* the list's, and Ms' */
 	struct completion unref;		/* refs dropped to 0 */
@@ -165,12 +195,12 @@ struct wsx_rings {
 	struct llist_head free;			/* A */
 
 	spinlock_t cq_lock ____cacheline_aligned_in_smp;
-	u32 cq_tail_k;				/* C, read racily by waiters */
+	u32 cq_tail_k;			/* C, read (acquire) by waiters */
 
 	struct mutex wait_lock;			/* one waiter at a time */
 	u32 cq_want;				/* W, read by posters */
 	wait_queue_head_t cq_wq;		/* ENTER's waiter, release */
-	wait_queue_head_t poll_wq;		/* poll() */
+	wait_queue_head_t *poll_wq;		/* I: the session's, poll() */
 };
 
 /* Rings of WSX_RING_SQ_PICKUP sessions: under RCU, written under the lock. */
@@ -192,16 +222,18 @@ static void wsx_rings_post(struct wsx_rings *r,
 	memcpy(&r->cqes[t & (r->cq_entries - 1)], rec, sizeof(*rec));
 	if (slot)
 		llist_add(&slot->free, &r->free);
-	WRITE_ONCE(r->cq_tail_k, t + 1);
 	/* release: the record and the slot's return before the tail */
 	smp_store_release(&r->hdr->cq_tail, t + 1);
+	wsx_fault(WSX_FAULT_POST_BETWEEN_TAILS);
+	/* release: the shared tail before what waiters test (acquire) */
+	smp_store_release(&r->cq_tail_k, t + 1);
 	/* full barrier, then: pairs with the waiter's prepare_to_wait() */
 	if (wq_has_sleeper(&r->cq_wq) &&
 	    (s32)(t + 1 - READ_ONCE(r->cq_want)) >= 0)
 		wake_up(&r->cq_wq);
 	/* ordered by the full barrier above */
-	if (waitqueue_active(&r->poll_wq))
-		wake_up(&r->poll_wq);
+	if (waitqueue_active(r->poll_wq))
+		wake_up(r->poll_wq);
 	/* under the lock: wsx_rings_destroy() frees @r only after taking it */
 	spin_unlock_irqrestore(&r->cq_lock, flags);
 }
@@ -345,7 +377,8 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 	if (mutex_lock_killable(&r->sq_lock))
 		return -EINTR;
 	ret = wsx_rings_consume(r, to_submit, false, submitted, error);
-	WRITE_ONCE(r->pickup_blocked, false);	/* the Ms may try again */
+	/* the Ms may try again; the flag stays as it is until one does */
+	WRITE_ONCE(r->pickup_blocked, false);
 	mutex_unlock(&r->sq_lock);
 	return ret;
 }
@@ -371,41 +404,19 @@ static bool wsx_rings_announce(struct wsx_rings *r)
 	return wsx_rings_sq_pending(r);
 }
 
-/*
- * An M consumes what @r's SQ holds, as ENTER would (see "Pick-up").  What
- * it cannot consume (a full CQ, bad indices, a CRC32C entry) it leaves to
- * ENTER, with the flag set; the Ms skip @r until the next ENTER.
- */
-static void wsx_rings_pickup_one(struct wsx_rings *r)
-{
-	u32 submitted = 0;
-	s32 error = 0;
-
-	mutex_lock(&r->sq_lock);
-	/* this M will come back before it parks: userspace need not enter */
-	WRITE_ONCE(r->hdr->sq_flags, 0);
-	/* none consumed for lack of entries: another consumer was first */
-	if (wsx_rings_consume(r, WSX_PICKUP_BATCH, true, &submitted, &error) ||
-	    error) {
-		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
-		WRITE_ONCE(r->pickup_blocked, true);
-	}
-	mutex_unlock(&r->sq_lock);
-}
-
 /**
- * wsx_rings_pickup - an M with nothing to run, before it parks: consume
- * the SQ entries of one WSX_RING_SQ_PICKUP session, if any has some
+ * wsx_rings_pickup_find - an M with nothing to run, before it parks: find
+ * a WSX_RING_SQ_PICKUP session whose SQ holds entries, announcing the others
  *
- * Return: true if it found entries (it then comes back before parking, and
- * looks at the other sessions); false once every session was announced.
+ * Return: the rings, with a reference that wsx_rings_pickup_one() drops,
+ * or NULL once every session was announced (or is blocked).
  */
-bool wsx_rings_pickup(void)
+struct wsx_rings *wsx_rings_pickup_find(void)
 {
 	struct wsx_rings *r, *found = NULL;
 
 	if (list_empty(&wsx_pickup_rings))
-		return false;
+		return NULL;
 	rcu_read_lock();
 	list_for_each_entry_rcu(r, &wsx_pickup_rings, pickup_node) {
 		if (READ_ONCE(r->pickup_blocked))
@@ -417,12 +428,47 @@ bool wsx_rings_pickup(void)
 		}
 	}
 	rcu_read_unlock();
-	if (!found)
-		return false;
-	wsx_rings_pickup_one(found);
-	if (refcount_dec_and_test(&found->refs))
-		complete(&found->unref);
-	return true;
+	return found;
+}
+
+/**
+ * wsx_rings_pickup_one - consume what the SQ of @r holds, as ENTER would
+ * @r:		from wsx_rings_pickup_find(); its reference is dropped
+ *
+ * See "Pick-up".  The caller walks again before it parks.  What it cannot
+ * consume (a full CQ, bad indices, a CRC32C entry) it leaves to ENTER, with
+ * the flag set; the Ms skip @r until the next ENTER.
+ */
+void wsx_rings_pickup_one(struct wsx_rings *r)
+{
+	u32 submitted = 0;
+	s32 error = 0;
+
+	wsx_fault(WSX_FAULT_PICKUP_BEFORE_LOCK);
+	mutex_lock(&r->sq_lock);
+	/* blocked after our walk looked: the flag is set, leave it so */
+	if (r->pickup_blocked)
+		goto out;
+	/* this M walks again before it parks: userspace need not enter */
+	WRITE_ONCE(r->hdr->sq_flags, 0);
+	if (wsx_rings_consume(r, WSX_PICKUP_BATCH, true, &submitted, &error) ||
+	    error) {
+		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
+		WRITE_ONCE(r->pickup_blocked, true);
+	} else if (!submitted) {
+		/* another consumer was first: the walk's announce, again */
+		wsx_rings_announce(r);
+	}
+out:
+	mutex_unlock(&r->sq_lock);
+	if (refcount_dec_and_test(&r->refs))
+		complete(&r->unref);
+}
+
+/* Are there WSX_RING_SQ_PICKUP sessions?  Racy: for wsx_m_stop_p(). */
+bool wsx_rings_pickup_any(void)
+{
+	return !list_empty(&wsx_pickup_rings);
 }
 
 /* ---- ENTER: waiting ----------------------------------------------------- */
@@ -430,7 +476,8 @@ bool wsx_rings_pickup(void)
 /* Has the CQ tail reached @target? */
 static bool wsx_rings_reached(struct wsx_rings *r, u32 target)
 {
-	return (s32)(READ_ONCE(r->cq_tail_k) - target) >= 0;
+	/* acquire: pairs with wsx_rings_post(), the shared tail shows it */
+	return (s32)(smp_load_acquire(&r->cq_tail_k) - target) >= 0;
 }
 
 /* Wait until @min records are ready to read: see "Wake once" above. */
@@ -543,11 +590,13 @@ static void wsx_rings_free(struct wsx_rings *r)
  * wsx_rings_create - WSX_IOC_RING_SETUP, on a copy of its argument
  * @setup:	the copy; its out fields are filled
  * @cancel:	the session's closing flag, the cancel flag of its jobs
+ * @poll_wq:	the session's queue of poll() sleepers
  *
  * Return: the rings, or an ERR_PTR of the errors WSX_IOC_RING_SETUP lists.
  */
 struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
-				   const bool *cancel)
+				   const bool *cancel,
+				   wait_queue_head_t *poll_wq)
 {
 	struct wsx_rings *r;
 	u32 i;
@@ -565,6 +614,7 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	r->sq_entries = setup->sq_entries;
 	r->cq_entries = setup->cq_entries;
 	r->cancel = cancel;
+	r->poll_wq = poll_wq;
 	wsx_rings_layout(r, setup);
 	r->mem = vmalloc_user(r->size);
 	r->slots = kvcalloc(r->cq_entries, sizeof(*r->slots), GFP_KERNEL);
@@ -584,13 +634,13 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	spin_lock_init(&r->cq_lock);
 	mutex_init(&r->wait_lock);
 	init_waitqueue_head(&r->cq_wq);
-	init_waitqueue_head(&r->poll_wq);
 	r->pickup = setup->flags & WSX_RING_SQ_PICKUP;
 	if (r->pickup) {
 		/* no M has looked yet */
 		r->hdr->sq_flags = WSX_SQ_NEED_ENTER;
 		refcount_set(&r->refs, 1);
 		init_completion(&r->unref);
+		r->listed = true;
 		spin_lock(&wsx_pickup_lock);
 		list_add_tail_rcu(&r->pickup_node, &wsx_pickup_rings);
 		spin_unlock(&wsx_pickup_lock);
@@ -602,6 +652,26 @@ nomem:
 }
 
 /**
+ * wsx_rings_quiesce - stop the Ms' pick-up of @r: no M consumes after it
+ * @r:		the rings; the session is closing, nobody calls ENTER
+ *
+ * For release, before it fires the session's delayed items (see
+ * "Release"); wsx_rings_destroy() calls it too.  Idempotent.
+ */
+void wsx_rings_quiesce(struct wsx_rings *r)
+{
+	if (!r->listed)
+		return;
+	r->listed = false;
+	spin_lock(&wsx_pickup_lock);
+	list_del_rcu(&r->pickup_node);
+	spin_unlock(&wsx_pickup_lock);
+	synchronize_rcu();	/* no M finds the rings any more */
+	if (!refcount_dec_and_test(&r->refs))
+		wait_for_completion(&r->unref);
+}
+
+/**
  * wsx_rings_destroy - free the rings once every accepted job has posted
  * @r:		the rings; the session is closing, nobody calls ENTER
  */
@@ -609,14 +679,7 @@ void wsx_rings_destroy(struct wsx_rings *r)
 {
 	u32 all;
 
-	if (r->pickup) {
-		spin_lock(&wsx_pickup_lock);
-		list_del_rcu(&r->pickup_node);
-		spin_unlock(&wsx_pickup_lock);
-		synchronize_rcu();	/* no M finds the rings any more */
-		if (!refcount_dec_and_test(&r->refs))
-			wait_for_completion(&r->unref);
-	}
+	wsx_rings_quiesce(r);
 	all = READ_ONCE(r->sub_total);
 	WRITE_ONCE(r->cq_want, all);
 	wait_event(r->cq_wq, wsx_rings_reached(r, all));
@@ -645,15 +708,12 @@ int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma)
 
 /**
  * wsx_rings_poll - poll(): are records ready to read in the CQ?
- * @r:		the rings
- * @file:	the session's file
- * @wait:	the poll table
+ * @r:		the rings; the caller is on their poll_wq already
  */
-bool wsx_rings_poll(struct wsx_rings *r, struct file *file,
-		    struct poll_table_struct *wait)
+bool wsx_rings_poll(struct wsx_rings *r)
 {
-	poll_wait(file, &r->poll_wq, wait);
 	/* StoreLoad: on the queue before the test, as in wsx_rings_post() */
 	smp_mb();
-	return READ_ONCE(r->cq_tail_k) != READ_ONCE(r->hdr->cq_head);
+	/* acquire: pairs with wsx_rings_post(), the shared tail shows it */
+	return smp_load_acquire(&r->cq_tail_k) != READ_ONCE(r->hdr->cq_head);
 }

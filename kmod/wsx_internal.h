@@ -40,13 +40,16 @@ void wsx_record_fill(struct wsx_completion *rec, u64 user_data, u32 op,
 /* rings.c: the rings a session shares with userspace */
 extern unsigned int wsx_ring_max_entries;
 struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
-				   const bool *cancel);
+				   const bool *cancel,
+				   wait_queue_head_t *poll_wq);
+void wsx_rings_quiesce(struct wsx_rings *r);
 void wsx_rings_destroy(struct wsx_rings *r);
 long wsx_rings_enter(struct wsx_rings *r, struct wsx_enter *e);
 int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma);
-bool wsx_rings_poll(struct wsx_rings *r, struct file *file,
-		    struct poll_table_struct *wait);
-bool wsx_rings_pickup(void);
+bool wsx_rings_poll(struct wsx_rings *r);
+struct wsx_rings *wsx_rings_pickup_find(void);
+void wsx_rings_pickup_one(struct wsx_rings *r);
+bool wsx_rings_pickup_any(void);
 
 /* stats.c: /sys/kernel/debug/wsx/ */
 void wsx_debugfs_init(void);

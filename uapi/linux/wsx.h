@@ -250,11 +250,12 @@ struct wsx_wait {
  * being woken: after storing the SQ tail, userspace issues a full barrier
  * (__atomic_thread_fence(__ATOMIC_SEQ_CST)) and loads the flags; only if
  * WSX_SQ_NEED_ENTER is set must it call WSX_IOC_ENTER for the new entries.
- * Entries an M cannot take are left for the next ENTER, with the flag set:
- * CRC32C entries (they pin the caller's pages), entries that meet a full
- * CQ, and all of them when the indices are out of range.  So a program
- * that waits for their records must look at the flag again (or wait with
- * ENTER, which consumes them first).
+ * Entries an M cannot take are left for the next ENTER, with the flag set
+ * until then: CRC32C entries (they pin the caller's pages), entries that
+ * meet a full CQ, and all of them when the indices are out of range.  So a
+ * program that waits for their records must look at the flag again, or
+ * wait with an ENTER whose to_submit covers them: an ENTER with to_submit
+ * 0 consumes nothing and would wait for records that do not come.
  */
 #define WSX_RING_MMAP_OFF	0ULL
 
