@@ -36,10 +36,12 @@
  *     shared tail (release: the record and the slot's return before the
  *     tail), and only then into cq_tail_k (release: the shared tail before
  *     it).  cq_tail_k is the kernel's own, written only here; the shared
- *     tail is written, never read.  Whoever tests cq_tail_k without the
+ *     tail is written, never read.  Whoever waits on cq_tail_k without the
  *     lock (a waiter, poll(), wsx_rings_destroy()) loads it with acquire:
  *     once it shows a record, the shared tail shows it too, so ENTER never
  *     returns before the records it waited for are visible to userspace.
+ *     (ENTER's range check of the CQ head reads it with READ_ONCE: a
+ *     bound, it needs no order.)
  *     Userspace loads tail (acquire), reads the records below it and
  *     stores head (release).
  *
