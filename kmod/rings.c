@@ -40,8 +40,13 @@
  *     lock (a waiter, poll(), wsx_rings_destroy()) loads it with acquire:
  *     once it shows a record, the shared tail shows it too, so ENTER never
  *     returns before the records it waited for are visible to userspace.
- *     (ENTER's range check of the CQ head reads it with READ_ONCE: a
- *     bound, it needs no order.)
+ *     So userspace may see a record, and store a head one past it, before
+ *     cq_tail_k shows it: ENTER's range check of the head (head at most
+ *     cq_entries behind cq_tail_k and not past it) looks again under
+ *     cq_lock before it refuses a head past cq_tail_k.  In the lock order,
+ *     ENTER's section comes after that of every post whose shared tail
+ *     userspace had seen when it stored the head, so it refuses no honest
+ *     head (wsx_rings_cq_head_ok()).
  *     Userspace loads tail (acquire), reads the records below it and
  *     stores head (release).
  *
@@ -253,6 +258,24 @@ static void wsx_rslot_done(struct wsx_job *job)
 	wsx_rings_post(slot->r, &rec, slot);
 }
 
+/*
+ * Is userspace's CQ head @head (loaded with acquire) in range: at most
+ * cq_entries behind cq_tail_k, and not past it?  See "CQ" for the look
+ * under cq_lock.
+ */
+static bool wsx_rings_cq_head_ok(struct wsx_rings *r, u32 head)
+{
+	unsigned long flags;
+	u32 tail = READ_ONCE(r->cq_tail_k);
+
+	if (tail - head <= r->cq_entries)
+		return true;
+	spin_lock_irqsave(&r->cq_lock, flags);
+	tail = r->cq_tail_k;
+	spin_unlock_irqrestore(&r->cq_lock, flags);
+	return tail - head <= r->cq_entries;
+}
+
 /* ---- ENTER: the SQ ------------------------------------------------------ */
 
 /* A free job slot; ENTER only (under sq_lock). */
@@ -333,8 +356,7 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit, bool in_m,
 	/* acquire: pairs with userspace's release of the CQ head */
 	head = smp_load_acquire(&r->hdr->cq_head);
 	n = tail - r->sq_head_k;
-	if (n > r->sq_entries ||
-	    READ_ONCE(r->cq_tail_k) - head > r->cq_entries ||
+	if (n > r->sq_entries || !wsx_rings_cq_head_ok(r, head) ||
 	    r->sub_total - head > r->cq_entries) {
 		ret = -EINVAL;
 		goto out;
@@ -492,7 +514,7 @@ static int wsx_rings_wait(struct wsx_rings *r, u32 min, s64 timeout_ns)
 		return -EINTR;
 	/* acquire: pairs with userspace's release of the CQ head */
 	head = smp_load_acquire(&r->hdr->cq_head);
-	if (READ_ONCE(r->cq_tail_k) - head > r->cq_entries) {
+	if (!wsx_rings_cq_head_ok(r, head)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -717,5 +739,6 @@ bool wsx_rings_poll(struct wsx_rings *r)
 	/* StoreLoad: on the queue before the test, as in wsx_rings_post() */
 	smp_mb();
 	/* acquire: pairs with wsx_rings_post(), the shared tail shows it */
-	return smp_load_acquire(&r->cq_tail_k) != READ_ONCE(r->hdr->cq_head);
+	return (s32)(smp_load_acquire(&r->cq_tail_k) -
+		     READ_ONCE(r->hdr->cq_head)) > 0;
 }

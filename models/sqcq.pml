@@ -20,7 +20,10 @@
  *  - ENTER returns only once the min_complete records it waited for are
  *    visible in the shared CQ tail: a poster stores the shared tail before
  *    cq_tail_k, the copy that waiters test (BUG_F2, the other order, lets
- *    a waiter return between the two stores).
+ *    a waiter return between the two stores); and ENTER never refuses an
+ *    honest user's CQ head, which may be one past cq_tail_k while a post
+ *    is between its stores: ENTER looks again under cq_lock (BUG_HEAD,
+ *    without that, refuses it with -EINVAL).
  * sqcq_scribble.pml (SCRIBBLE defined) adds a hostile thread that writes
  * arbitrary values into the user-writable words (SQ tail, CQ head, SQ
  * slots) while everything runs:
@@ -83,8 +86,22 @@ inline enter_submit()
 	:: else ->
 		h = cq_head;		/* acquire */
 		kt = kcq_tail;
+#ifndef BUG_HEAD
+		/*
+		 * A post between its two stores: the user may have read its
+		 * record already.  Look again under cq_lock, after it.
+		 */
 		if
-		:: h > kt || kt - h > CQ -> break	/* bad head: -EINVAL */
+		:: h > kt -> lock(cq_lock); kt = kcq_tail; unlock(cq_lock)
+		:: else
+		fi;
+#endif
+		if
+		:: h > kt || kt - h > CQ ->
+#ifndef SCRIBBLE
+			assert(false);	/* an honest user's head refused */
+#endif
+			break		/* bad head: -EINVAL */
 		:: sub_total - h >= CQ -> break		/* CQ full: stop short */
 		:: else
 		fi;
@@ -111,7 +128,18 @@ inline enter_wait(want)
 {
 	if
 	:: want > 0 ->
-		cq_want = cq_head + want;
+		h = cq_head;		/* acquire */
+		kt = kcq_tail;
+#ifndef BUG_HEAD
+		if
+		:: h > kt -> lock(cq_lock); kt = kcq_tail; unlock(cq_lock)
+		:: else
+		fi;
+#endif
+#ifndef SCRIBBLE
+		assert(h <= kt && kt - h <= CQ);	/* not refused */
+#endif
+		cq_want = h + want;
 		do
 		:: waiting = true;	/* prepare_to_wait: store, full barrier */
 		   if

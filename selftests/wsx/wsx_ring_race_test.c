@@ -9,6 +9,10 @@
  *	poll() that reported one, must find it behind the shared CQ tail.
  *	The module used to store its own copy of the tail, which waiters
  *	test, before the shared one (fault point post_between_tails).
+ *   cq_head_read_at_once_is_accepted  a CQ head stored as soon as the
+ *	shared tail shows the record (before the module's own copy of the
+ *	tail may) is in range: ENTER must not refuse it with -EINVAL, as the
+ *	first fix of the above did (fault point post_between_tails).
  *   pickup_blocked_keeps_the_flag  a submitter in pick-up mode that calls
  *	ENTER only when WSX_SQ_NEED_ENTER is set and the CQ has room, and
  *	reads records only when the CQ is full, so that the Ms often meet a
@@ -102,6 +106,40 @@ TEST_F(race, enter_returns_with_records_visible)
 	TH_LOG("%d of %d waits returned before their record showed", early,
 	       rounds);
 	EXPECT_EQ(0, early);
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+TEST_F(race, cq_head_read_at_once_is_accepted)
+{
+	int fd = wsx_test_open(), rounds = (int)wsx_test_scaled(300, 60);
+	struct wsx_tring t;
+	struct wsx_enter e;
+	long ret;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 4, 4));
+	fault(self->faults, "post_between_tails", "2000");
+	for (int i = 0; i < rounds; i++) {
+		struct wsx_req r = wsx_test_req(WSX_OP_NOP, i,
+						WSX_PLACE_GLOBAL, 0, 0, 0, 0);
+
+		ASSERT_TRUE(wsx_tring_push(&t, &r));
+		/* ENTER with the head of the record read just before */
+		ret = wsx_tring_enter(&t, 1, i % 2, 30 * SEC, &e);
+		if (ret) {
+			TH_LOG("round %d: ENTER %ld (%s)", i, ret,
+			       strerror((int)-ret));
+			break;
+		}
+		ASSERT_EQ(1, e.submitted);
+		/* the record, read as soon as the shared tail shows it */
+		while (!wsx_tring_ready(&t))
+			;
+		ASSERT_EQ(1, wsx_tring_reap(&t, 0, NULL, NULL));
+	}
+	log_hits(self->faults, "post_between_tails");
+	EXPECT_EQ(0, ret);
 	wsx_tring_unmap(&t);
 	close(fd);
 }
