@@ -70,6 +70,18 @@ static void log_hits(bool have, const char *name)
 			       name);
 }
 
+/* Rings of 4 entries on @fd, posts widened between their two tails. */
+static int widened_rings(struct wsx_tring *t, int fd, bool faults)
+{
+	fault(faults, "post_between_tails", "2000");
+	return wsx_tring_setup(t, fd, 4, 4);
+}
+
+static struct wsx_req global_nop(__u64 id)
+{
+	return wsx_test_req(WSX_OP_NOP, id, WSX_PLACE_GLOBAL, 0, 0, 0, 0);
+}
+
 TEST_F(race, enter_returns_with_records_visible)
 {
 	int fd = wsx_test_open(), early = 0;
@@ -78,11 +90,9 @@ TEST_F(race, enter_returns_with_records_visible)
 	struct wsx_enter e;
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 4, 4));
-	fault(self->faults, "post_between_tails", "2000");
+	ASSERT_EQ(0, widened_rings(&t, fd, self->faults));
 	for (int i = 0; i < rounds; i++) {
-		struct wsx_req r = wsx_test_req(WSX_OP_NOP, i,
-						WSX_PLACE_GLOBAL, 0, 0, 0, 0);
+		struct wsx_req r = global_nop(i);
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 		ASSERT_TRUE(wsx_tring_push(&t, &r));
@@ -118,11 +128,9 @@ TEST_F(race, cq_head_read_at_once_is_accepted)
 	long ret;
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 4, 4));
-	fault(self->faults, "post_between_tails", "2000");
+	ASSERT_EQ(0, widened_rings(&t, fd, self->faults));
 	for (int i = 0; i < rounds; i++) {
-		struct wsx_req r = wsx_test_req(WSX_OP_NOP, i,
-						WSX_PLACE_GLOBAL, 0, 0, 0, 0);
+		struct wsx_req r = global_nop(i);
 
 		ASSERT_TRUE(wsx_tring_push(&t, &r));
 		/* ENTER with the head of the record read just before */
