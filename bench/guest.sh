@@ -9,16 +9,20 @@
 #                            the Go runtime included, and on every wsx
 #                            config (stats on against off, latency_sample=1,
 #                            the steal policies), the executor-only
-#                            spawn-pre and fib-pre, CRC32C, and the
-#                            /dev/wsx flood
+#                            spawn-pre and fib-pre, CRC32C, and the NOP
+#                            flood from userspace through /dev/wsx's ioctls
+#                            and rings and through io_uring, at batch 1, 16,
+#                            256 and as a round trip (rtt: submit one, wait
+#                            for it)
 #   sh guest.sh balance      (4 vCPUs) the imbalance workload
 #   sh guest.sh executor     (1 vCPU, so nprocs=1) the executor-only
 #                            workloads, and spawn and fib on wsx and direct
 #
-# Environment: RUNS (default 2), FLOOD_ITEMS (default 200000), CRC_MIB
-# (default 256).  Needs /wsx/kmod/wsx.ko, /wsx/kmod/wsx_bench.ko, for the
-# flood and the CRC32C on wsx /extra/wsx_flood, for the Go runtime
-# /extra/wsx_go (each skipped when absent).
+# Environment: RUNS (default 2), FLOOD_ITEMS (default 200000), RTT_ITEMS
+# (default 2000), CRC_MIB (default 256).  Needs /wsx/kmod/wsx.ko,
+# /wsx/kmod/wsx_bench.ko, for the flood and the CRC32C on wsx
+# /extra/wsx_flood, for the Go runtime /extra/wsx_go (each skipped when
+# absent).
 #
 # Output, one record per measured run:
 #   @begin config=C workload=W contender=X
@@ -30,6 +34,7 @@
 # and lines starting with "# " that tell the progress.
 RUNS=${RUNS:-2}
 FLOOD_ITEMS=${FLOOD_ITEMS:-200000}
+RTT_ITEMS=${RTT_ITEMS:-2000}
 CRC_MIB=${CRC_MIB:-256}
 R=/sys/kernel/debug/wsx_bench/run
 S=/sys/kernel/debug/wsx/stats
@@ -83,15 +88,25 @@ go() {
 	echo "@end"
 }
 
-# user WORKLOAD COMMAND...: one run of wsx_flood.
+# user WORKLOAD CONTENDER COMMAND...: one run of wsx_flood.
 user() {
-	w=$1
-	shift
-	echo "@begin config=$config workload=$w contender=wsx"
+	w=$1 c=$2
+	shift 2
+	echo "@begin config=$config workload=$w contender=$c"
 	snap pre
-	"$FLOOD" "$@" || echo "@error $w: wsx_flood $* failed"
+	"$FLOOD" "$@" || echo "@error $w $c: wsx_flood $* failed"
 	snap post
 	echo "@end"
+}
+
+# flood_all WORKLOAD ITEMS BATCH INFLIGHT: one run of each door, the
+# contenders interleaved within the round
+flood_all() {
+	user "$1" wsx nop "$2" "$3" "$4" ioctl
+	user "$1" wsx-rings nop "$2" "$3" "$4" rings
+	user "$1" wsx-pickup nop "$2" "$3" "$4" pickup
+	user "$1" uring-async nop "$2" "$3" "$4" uring-async
+	user "$1" uring-inline nop "$2" "$3" "$4" uring-inline
 }
 
 throughput() {
@@ -132,17 +147,23 @@ throughput() {
 	i=1
 	while [ $i -le "$RUNS" ]; do
 		one crc direct
-		[ -x "$FLOOD" ] && user crc "crc" "$CRC_MIB"
+		[ -x "$FLOOD" ] && user crc wsx crc "$CRC_MIB"
 		i=$((i + 1))
 	done
 	[ -x "$FLOOD" ] || return 0
 	for b in 1 16 256; do
-		echo "# flood: $FLOOD_ITEMS NOP items through /dev/wsx, batch $b"
+		echo "# flood: $FLOOD_ITEMS NOP items, batch $b: ioctl, rings, io_uring"
 		i=1
 		while [ $i -le "$RUNS" ]; do
-			user "flood-$b" nop "$FLOOD_ITEMS" "$b"
+			flood_all "flood-$b" "$FLOOD_ITEMS" "$b" 8192
 			i=$((i + 1))
 		done
+	done
+	echo "# rtt: $RTT_ITEMS round trips of one NOP: ioctl, rings, io_uring"
+	i=1
+	while [ $i -le "$RUNS" ]; do
+		flood_all rtt "$RTT_ITEMS" 1 1
+		i=$((i + 1))
 	done
 }
 

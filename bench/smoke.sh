@@ -43,7 +43,7 @@ bench() {
 }
 
 echo "TAP version 13"
-echo "1..32"
+echo "1..36"
 # the selftests before may have unloaded wsx: load it with its defaults
 if [ ! -d /sys/module/wsx ] && ! insmod /wsx/kmod/wsx.ko; then
 	echo "Bail out! wsx.ko is not loaded and insmod failed"
@@ -69,6 +69,13 @@ if [ -x "$FLOOD" ]; then
 	echo "$out" | sed 's/^/# /'
 	echo "$out" | grep -Eq '^flood batch=16 items=2000 ns=[0-9]+ p50_ns=[0-9]+ p99_ns=[0-9]+ max_ns=[0-9]+$' &&
 		result ok "wsx_flood nop" || result fail "wsx_flood nop"
+	# the other doors: the rings and both io_uring contenders
+	for m in rings pickup uring-async uring-inline; do
+		out=$("$FLOOD" nop 2000 16 64 $m 2>&1)
+		echo "$out" | sed 's/^/# /'
+		echo "$out" | grep -Eq "^flood batch=16 items=2000 ns=[0-9]+ mode=$m enters=[0-9]+$" &&
+			result ok "wsx_flood nop $m" || result fail "wsx_flood nop $m"
+	done
 	out=$("$FLOOD" crc 1 2>&1)
 	echo "$out" | sed 's/^/# /'
 	# the same bytes through wsx's CRC32C op and __crc32c_le on one CPU
@@ -77,6 +84,9 @@ if [ -x "$FLOOD" ]; then
 		result fail "wsx_flood crc matches direct"
 else
 	result ok "wsx_flood nop" "SKIP $FLOOD not staged"
+	for m in rings pickup uring-async uring-inline; do
+		result ok "wsx_flood nop $m" "SKIP $FLOOD not staged"
+	done
 	result ok "wsx_flood crc matches direct" "SKIP $FLOOD not staged"
 fi
 

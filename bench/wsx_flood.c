@@ -3,11 +3,14 @@
  * wsx_flood: the userspace side of `make bench`, straight on the /dev/wsx
  * ABI (uapi/linux/wsx.h), without libwsx.
  *
- *   wsx_flood nop TOTAL BATCH [INFLIGHT]
- *	submit TOTAL NOP items in WSX_IOC_SUBMIT calls of BATCH items each,
- *	keeping at most INFLIGHT (default 8192) unreaped, and print
+ *   wsx_flood nop TOTAL BATCH [INFLIGHT [MODE]]
+ *	submit TOTAL NOP items in calls of BATCH items each, keeping at most
+ *	INFLIGHT (default 8192) unreaped.  MODE ioctl (the default):
+ *	WSX_IOC_SUBMIT and WSX_IOC_WAIT, printing
  *	"flood batch=B items=N ns=WALL p50_ns=L p99_ns=L max_ns=L" where the
- *	latencies are started_ns - queued_ns of the completion records
+ *	latencies are started_ns - queued_ns of the completion records;
+ *	MODE rings, uring-async or uring-inline: through shared rings (see
+ *	flood_rings.c), printing "flood batch=B items=N ns=WALL mode=MODE"
  *   wsx_flood crc MIB
  *	checksum MIB MiB, filled with the xorshift64 pattern that
  *	bench/wsx_bench.c uses, with one CRC32C item (64 KiB chunks) and print
@@ -30,13 +33,7 @@
 
 #include <linux/wsx.h>
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
+#include "wsx_flood.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -94,7 +91,7 @@ static int do_flood(int fd, unsigned long total, unsigned int batch,
 	}
 	for (i = 0; i < batch; i++)
 		reqs[i].op = WSX_OP_NOP;	/* place LOCAL, no args */
-	start = now_ns();
+	start = flood_now_ns();
 	while (sent < total) {
 		unsigned int n = total - sent < batch ? total - sent : batch;
 
@@ -132,7 +129,7 @@ static int do_flood(int fd, unsigned long total, unsigned int batch,
 			return 1;
 		done += got;
 	}
-	wall = now_ns() - start;
+	wall = flood_now_ns() - start;
 	qsort(lat, nlat, sizeof(*lat), cmp_u64);
 	printf("flood batch=%u items=%lu ns=%llu p50_ns=%llu p99_ns=%llu max_ns=%llu\n",
 	       batch, total, (unsigned long long)wall,
@@ -180,7 +177,7 @@ static int do_crc(int fd, unsigned long mib)
 	w.max = 1;
 	w.min = 1;
 	w.timeout_ns = -1;
-	start = now_ns();
+	start = flood_now_ns();
 	ret = ioctl(fd, WSX_IOC_SUBMIT, &sub);
 	if (ret != 1) {
 		perror("WSX_IOC_SUBMIT");
@@ -189,7 +186,7 @@ static int do_crc(int fd, unsigned long mib)
 	do
 		ret = ioctl(fd, WSX_IOC_WAIT, &w);
 	while (ret < 0 && errno == EINTR);
-	wall = now_ns() - start;
+	wall = flood_now_ns() - start;
 	if (ret != 1 || rec.status) {
 		fprintf(stderr, "crc: wait %d status %d\n", ret, rec.status);
 		return 1;
@@ -203,7 +200,8 @@ static int do_crc(int fd, unsigned long mib)
 
 static void bad_args(void)
 {
-	fprintf(stderr, "usage: wsx_flood nop TOTAL BATCH [INFLIGHT]\n"
+	fprintf(stderr, "usage: wsx_flood nop TOTAL BATCH [INFLIGHT [MODE]]\n"
+		"       MODE: ioctl, rings, uring-async, uring-inline\n"
 		"       wsx_flood crc MIB\n");
 	exit(2);
 }
@@ -221,13 +219,18 @@ int main(int argc, char **argv)
 		perror(WSX_DEVICE_PATH);
 		return 1;
 	}
-	if (!strcmp(argv[1], "nop") && (argc == 4 || argc == 5)) {
+	if (!strcmp(argv[1], "nop") && argc >= 4 && argc <= 6) {
 		b = strtoul(argv[3], NULL, 0);
-		if (argc == 5)
+		if (argc >= 5)
 			c = strtoul(argv[4], NULL, 0);
 		if (!a || !b || b > WSX_SUBMIT_MAX || c < b)
 			bad_args();
-		ret = do_flood(fd, a, b, c);
+		if (argc == 6 && strcmp(argv[5], "ioctl"))
+			ret = flood_rings(argv[5], a, b, c);
+		else
+			ret = do_flood(fd, a, b, c);
+		if (ret == 2)
+			bad_args();
 	} else if (!strcmp(argv[1], "crc") && argc == 3) {
 		if (!a || a > 1024)
 			bad_args();

@@ -13,6 +13,9 @@
  * flag of all its jobs: items not yet started skip their work.  release()
  * then waits until every job has finished, so no item outlives the session.
  *
+ * A session may also share rings with userspace (rings.c): WSX_IOC_RING_SETUP
+ * creates them, mmap() maps them, WSX_IOC_ENTER drives them.
+ *
  * Session fields: L = under s->lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -37,6 +40,8 @@ static_assert(sizeof(struct wsx_req) == 64);
 static_assert(sizeof(struct wsx_submit) == 32);
 static_assert(sizeof(struct wsx_completion) == 64);
 static_assert(sizeof(struct wsx_wait) == 40);
+static_assert(sizeof(struct wsx_ring_setup) == 64);
+static_assert(sizeof(struct wsx_enter) == 32);
 
 struct wsx_session {
 	spinlock_t lock;		/* the L: fields */
@@ -45,7 +50,8 @@ struct wsx_session {
 	unsigned int running;		/* L: jobs not finished */
 	unsigned int inflight;		/* L: jobs not yet reaped */
 	bool closing;			/* L: the cancel flag of every job */
-	wait_queue_head_t wq;		/* WAIT, poll, release */
+	wait_queue_head_t wq;		/* WAIT, poll (the rings' too), release */
+	struct wsx_rings *rings;	/* set once (release/acquire) */
 };
 
 struct wsx_ujob {
@@ -66,7 +72,7 @@ static struct kmem_cache *wsx_ujob_cache;
 
 static void wsx_ujob_free(struct wsx_ujob *uj)
 {
-	atomic_dec(&wsx_inflight_total);
+	wsx_inflight_unreserve(1);
 	kmem_cache_free(wsx_ujob_cache, uj);
 }
 
@@ -110,10 +116,16 @@ static long wsx_ioctl_version(void __user *arg)
 
 /* ---- WSX_IOC_SUBMIT --------------------------------------------------- */
 
-/* Check everything of @req but the op's own arguments. */
-static int wsx_req_check(const struct wsx_req *req)
+/**
+ * wsx_req_check - check a request copied from userspace
+ * @req:	the copy
+ * @flags_ok:	the WSX_REQ_* flags allowed (none in WSX_IOC_SUBMIT)
+ *
+ * Return: 0 or the -errno WSX_IOC_SUBMIT documents for a refused item.
+ */
+int wsx_req_check(const struct wsx_req *req, u16 flags_ok)
 {
-	if (req->flags || req->reserved)
+	if ((req->flags & ~flags_ok) || req->reserved)
 		return -EINVAL;
 	switch (req->place) {
 	case WSX_PLACE_LOCAL:
@@ -133,6 +145,28 @@ static int wsx_req_check(const struct wsx_req *req)
 	return wsx_op_check(req);
 }
 
+/**
+ * wsx_inflight_reserve - count @n more jobs in flight in all
+ * @n:		how many
+ *
+ * Return: 0, or -EAGAIN (nothing counted) when that would pass
+ * max_inflight.  wsx_inflight_unreserve() gives them back.
+ */
+int wsx_inflight_reserve(unsigned int n)
+{
+	if ((unsigned int)atomic_add_return(n, &wsx_inflight_total) >
+	    READ_ONCE(wsx_max_inflight)) {
+		atomic_sub(n, &wsx_inflight_total);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+void wsx_inflight_unreserve(unsigned int n)
+{
+	atomic_sub(n, &wsx_inflight_total);
+}
+
 /* Count one more job in flight for @s, within the limits. */
 static int wsx_inflight_get(struct wsx_session *s)
 {
@@ -141,9 +175,7 @@ static int wsx_inflight_get(struct wsx_session *s)
 	spin_lock_irq(&s->lock);
 	if (s->inflight >= READ_ONCE(wsx_max_inflight_fd)) {
 		ret = -EAGAIN;
-	} else if (atomic_inc_return(&wsx_inflight_total) >
-		   READ_ONCE(wsx_max_inflight)) {
-		atomic_dec(&wsx_inflight_total);
+	} else if (wsx_inflight_reserve(1)) {
 		ret = -EAGAIN;
 	} else {
 		s->inflight++;
@@ -159,7 +191,7 @@ static void wsx_inflight_put(struct wsx_session *s)
 	s->inflight--;
 	s->running--;
 	spin_unlock_irq(&s->lock);
-	atomic_dec(&wsx_inflight_total);
+	wsx_inflight_unreserve(1);
 }
 
 static const enum wsx_where wsx_where_of[] = {
@@ -172,7 +204,7 @@ static const enum wsx_where wsx_where_of[] = {
  * Queue a request's root item where it asks, now or after its delay; on a
  * P that went offline since the check, on the global queue instead.
  */
-static void wsx_submit_root(struct wsx_item *root, const struct wsx_req *req)
+void wsx_submit_root(struct wsx_item *root, const struct wsx_req *req)
 {
 	enum wsx_where where = wsx_where_of[req->place];
 
@@ -245,7 +277,7 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 			err = -EFAULT;
 			break;
 		}
-		err = wsx_req_check(&req);
+		err = wsx_req_check(&req, 0);
 		if (!err)
 			err = wsx_submit_one(s, &req);
 		if (err)
@@ -259,18 +291,27 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 
 /* ---- WSX_IOC_WAIT ----------------------------------------------------- */
 
-static void wsx_record_fill(struct wsx_completion *rec,
-			    const struct wsx_ujob *uj)
+/**
+ * wsx_record_fill - the completion record of a finished job
+ * @rec:	filled
+ * @user_data:	the request's
+ * @op:		its enum wsx_op
+ * @job:	the job
+ * @queued_ns:	when it was queued (0: not timed)
+ * @finished_ns: when it finished (0: not timed)
+ */
+void wsx_record_fill(struct wsx_completion *rec, u64 user_data, u32 op,
+		     const struct wsx_job *job, u64 queued_ns, u64 finished_ns)
 {
 	memset(rec, 0, sizeof(*rec));
-	rec->user_data = uj->user_data;
-	rec->result = wsx_op_result(uj->op, &uj->job);
-	rec->status = uj->job.status;
-	rec->cpu = uj->job.cpu;
-	rec->queued_ns = uj->queued_ns;
-	rec->started_ns = uj->job.started_ns;
-	rec->finished_ns = uj->finished_ns;
-	rec->nodes = wsx_job_nodes(&uj->job);
+	rec->user_data = user_data;
+	rec->result = wsx_op_result(op, job);
+	rec->status = job->status;
+	rec->cpu = job->cpu;
+	rec->queued_ns = queued_ns;
+	rec->started_ns = job->started_ns;
+	rec->finished_ns = finished_ns;
+	rec->nodes = wsx_job_nodes(job);
 }
 
 /* Wait as WSX_IOC_WAIT documents; 0 when at least @min records are ready. */
@@ -314,7 +355,8 @@ static long wsx_records_copy(struct wsx_session *s,
 	spin_unlock_irq(&s->lock);
 
 	list_for_each_entry_safe(uj, tmp, &batch, node) {
-		wsx_record_fill(&rec, uj);
+		wsx_record_fill(&rec, uj->user_data, uj->op, &uj->job,
+				uj->queued_ns, uj->finished_ns);
 		if (copy_to_user(&urecs[copied], &rec, sizeof(rec)))
 			break;
 		list_del(&uj->node);
@@ -360,6 +402,65 @@ static long wsx_ioctl_wait(struct wsx_session *s, struct wsx_wait __user *uarg)
 	return ret;
 }
 
+/* ---- the rings: WSX_IOC_RING_SETUP, WSX_IOC_ENTER, mmap ---------------- */
+
+/* The session's rings, or NULL before WSX_IOC_RING_SETUP. */
+static struct wsx_rings *wsx_session_rings(struct wsx_session *s)
+{
+	/* acquire: pairs with the cmpxchg that published them */
+	return smp_load_acquire(&s->rings);
+}
+
+static long wsx_ioctl_ring_setup(struct wsx_session *s,
+				 struct wsx_ring_setup __user *uarg)
+{
+	struct wsx_ring_setup setup;
+	struct wsx_rings *r;
+
+	if (copy_from_user(&setup, uarg, sizeof(setup)))
+		return -EFAULT;
+	if (wsx_session_rings(s))
+		return -EBUSY;
+	r = wsx_rings_create(&setup, &s->closing, &s->wq);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	if (copy_to_user(uarg, &setup, sizeof(setup))) {
+		wsx_rings_destroy(r);
+		return -EFAULT;
+	}
+	/* fully ordered: the rings are set up before anyone sees them */
+	if (cmpxchg(&s->rings, NULL, r)) {
+		wsx_rings_destroy(r);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static long wsx_ioctl_enter(struct wsx_session *s,
+			    struct wsx_enter __user *uarg)
+{
+	struct wsx_rings *r = wsx_session_rings(s);
+	struct wsx_enter e;
+	long ret;
+
+	if (copy_from_user(&e, uarg, sizeof(e)))
+		return -EFAULT;
+	if (!r)
+		return -ENXIO;
+	ret = wsx_rings_enter(r, &e);
+	if (put_user(e.submitted, &uarg->submitted) ||
+	    put_user(e.error, &uarg->error))
+		return -EFAULT;
+	return ret;
+}
+
+static int wsx_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct wsx_rings *r = wsx_session_rings(file->private_data);
+
+	return r ? wsx_rings_mmap(r, vma) : -ENXIO;
+}
+
 /* ---- file operations -------------------------------------------------- */
 
 static long wsx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -374,6 +475,10 @@ static long wsx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return wsx_ioctl_submit(s, uarg);
 	case WSX_IOC_WAIT:
 		return wsx_ioctl_wait(s, uarg);
+	case WSX_IOC_RING_SETUP:
+		return wsx_ioctl_ring_setup(s, uarg);
+	case WSX_IOC_ENTER:
+		return wsx_ioctl_enter(s, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -382,9 +487,13 @@ static long wsx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 static __poll_t wsx_poll(struct file *file, poll_table *wait)
 {
 	struct wsx_session *s = file->private_data;
+	struct wsx_rings *r = wsx_session_rings(s);
 
+	/* the rings' records wake s->wq too, set up before or after this */
 	poll_wait(file, &s->wq, wait);
-	return READ_ONCE(s->ndone) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (READ_ONCE(s->ndone) || (r && wsx_rings_poll(r)))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
 }
 
 static int wsx_open(struct inode *inode, struct file *file)
@@ -404,10 +513,14 @@ static int wsx_release(struct inode *inode, struct file *file)
 {
 	struct wsx_session *s = file->private_data;
 	struct wsx_ujob *uj, *tmp;
+	struct wsx_rings *r = wsx_session_rings(s);
 
 	spin_lock_irq(&s->lock);
 	WRITE_ONCE(s->closing, true);
 	spin_unlock_irq(&s->lock);
+	/* no M consumes the SQ after this: nothing is delayed past the flush */
+	if (r)
+		wsx_rings_quiesce(r);
 	wsx_timers_flush(&s->closing);	/* delayed items: now, cancelled */
 	wait_event(s->wq, !READ_ONCE(s->running));
 	/* the last done callback wakes us under the lock: let it leave */
@@ -415,6 +528,8 @@ static int wsx_release(struct inode *inode, struct file *file)
 	spin_unlock_irq(&s->lock);
 	list_for_each_entry_safe(uj, tmp, &s->done, node)
 		wsx_ujob_free(uj);
+	if (r)
+		wsx_rings_destroy(r);	/* waits for the rings' jobs */
 	kfree(s);
 	return 0;
 }
@@ -426,6 +541,7 @@ static const struct file_operations wsx_fops = {
 	.unlocked_ioctl	= wsx_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.poll		= wsx_poll,
+	.mmap		= wsx_mmap,
 	/* no .llseek: nonseekable_open() makes lseek() fail with -ESPIPE */
 };
 

@@ -21,6 +21,10 @@ enum wsx_fault_point {
 	WSX_FAULT_WAKE_AFTER_RELEASE,
 	/* wsx_m_park(): between making the P idle and the recheck */
 	WSX_FAULT_PARK_BEFORE_RECHECK,
+	/* wsx_rings_pickup_one(): between the walk and taking sq_lock */
+	WSX_FAULT_PICKUP_BEFORE_LOCK,
+	/* wsx_rings_post(): between the shared CQ tail and cq_tail_k */
+	WSX_FAULT_POST_BETWEEN_TAILS,
 	WSX_NR_FAULTS,
 };
 

@@ -45,6 +45,9 @@ MODULE_PARM_DESC(max_inflight_fd, "Jobs in flight per open file");
 module_param_named(max_inflight, wsx_max_inflight, uint, 0644);
 MODULE_PARM_DESC(max_inflight, "Jobs in flight in all");
 
+module_param_named(ring_max_entries, wsx_ring_max_entries, uint, 0644);
+MODULE_PARM_DESC(ring_max_entries, "Most entries of a session's submission or completion ring (at most 65536)");
+
 static unsigned int max_threads;
 module_param(max_threads, uint, 0444);
 MODULE_PARM_DESC(max_threads, "Most Ms, counting those in blocking sections (0: 4 x nprocs)");

@@ -46,38 +46,6 @@ struct wsx_crc_buf {
 	u64 chunk;
 };
 
-/* Continuation state of a fork-join node. */
-struct wsx_join {
-	struct wsx_node *parent;	/* NULL for the root */
-	unsigned int side;		/* which half of the parent this is */
-	atomic_t pending;		/* children not yet completed */
-	u64 part[2];			/* their results */
-};
-
-struct wsx_node {
-	struct wsx_item item;
-	const struct wsx_op_type *type;
-	union {
-		u64 ns;				/* SPIN, SLEEP (us) */
-		struct {
-			u32 depth;		/* levels below this node */
-			u32 fanout;
-			u64 leaf_ns;
-		} spawn;
-		struct {			/* fork-join ops */
-			struct wsx_join join;
-			union {
-				u32 n;			/* FIB */
-				struct {		/* CRC32C */
-					struct wsx_crc_buf *buf;
-					u64 off;
-					u64 len;
-				} crc;
-			};
-		} fj;
-	};
-};
-
 struct wsx_op_type {
 	/* validate the request's arguments: 0, -EINVAL or -E2BIG */
 	int (*check)(const struct wsx_req *req);
@@ -90,21 +58,28 @@ static struct kmem_cache *wsx_node_cache;
 
 u64 wsx_max_item_ns = 10 * NSEC_PER_MSEC;
 
+static void wsx_node_setup(struct wsx_node *node,
+			   const struct wsx_op_type *type, struct wsx_job *job)
+{
+	node->type = type;
+	wsx_item_init(&node->item, type->fn, job);
+}
+
 static struct wsx_node *wsx_node_alloc(const struct wsx_op_type *type,
 				       struct wsx_job *job)
 {
 	struct wsx_node *node = kmem_cache_zalloc(wsx_node_cache, GFP_KERNEL);
 
-	if (!node)
-		return NULL;
-	node->type = type;
-	wsx_item_init(&node->item, type->fn, job);
+	if (node)
+		wsx_node_setup(node, type, job);
 	return node;
 }
 
+/* A node is done with: back to the cache, unless its owner provided it. */
 static void wsx_node_free(struct wsx_node *node)
 {
-	kmem_cache_free(wsx_node_cache, node);
+	if (!node->provided)
+		kmem_cache_free(wsx_node_cache, node);
 }
 
 static struct wsx_node *wsx_node_of(struct wsx_item *item)
@@ -590,6 +565,27 @@ struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job)
 	}
 	root->item.flags |= WSX_ITEM_ROOT;
 	return &root->item;
+}
+
+/**
+ * wsx_op_init - set up the root item of a request in a node of the caller
+ * @root:	the node, owned by the caller; its item runs the request's op
+ *		and is done with when the job's done callback runs
+ * @req:	the request, checked by wsx_op_check()
+ * @job:	the job the item belongs to
+ *
+ * Nothing is allocated for NOP, SPIN and SLEEP.  The item is not flagged
+ * WSX_ITEM_ROOT: the caller sets it when the job's start is to be timed.
+ *
+ * Return: 0, -ENOMEM, or -EFAULT when a user buffer cannot be pinned.
+ */
+int wsx_op_init(struct wsx_node *root, const struct wsx_req *req,
+		struct wsx_job *job)
+{
+	memset(root, 0, sizeof(*root));
+	root->provided = true;
+	wsx_node_setup(root, &wsx_op_types[req->op], job);
+	return root->type->start(root, req);
 }
 
 /**

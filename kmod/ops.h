@@ -10,12 +10,54 @@
 #include "wsx.h"
 
 struct wsx_req;
+struct wsx_op_type;
+struct wsx_crc_buf;
+
+/* Continuation state of a fork-join node. */
+struct wsx_join {
+	struct wsx_node *parent;	/* NULL for the root */
+	unsigned int side;		/* which half of the parent this is */
+	atomic_t pending;		/* children not yet completed */
+	u64 part[2];			/* their results */
+};
+
+/*
+ * One node of an op's tree: the item the scheduler runs and the op's
+ * state.  Nodes come from ops.c's cache, except a root the caller provides
+ * (wsx_op_init()), which ops.c never frees.
+ */
+struct wsx_node {
+	struct wsx_item item;
+	const struct wsx_op_type *type;
+	bool provided;
+	union {
+		u64 ns;				/* SPIN, SLEEP (us) */
+		struct {
+			u32 depth;		/* levels below this node */
+			u32 fanout;
+			u64 leaf_ns;
+		} spawn;
+		struct {			/* fork-join ops */
+			struct wsx_join join;
+			union {
+				u32 n;			/* FIB */
+				struct {		/* CRC32C */
+					struct wsx_crc_buf *buf;
+					u64 off;
+					u64 len;
+				} crc;
+			};
+		} fj;
+	};
+};
 
 /* Longest SPIN (and SPAWN leaf) in ns: module parameter max_item_ns. */
 extern u64 wsx_max_item_ns;
 
 int wsx_op_check(const struct wsx_req *req);
 struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job);
+int wsx_op_init(struct wsx_node *root, const struct wsx_req *req,
+		struct wsx_job *job);
 u64 wsx_op_result(unsigned int op, const struct wsx_job *job);
 int wsx_ops_init(void);
 void wsx_ops_exit(void);

@@ -835,6 +835,12 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 	 */
 	synchronize_rcu();
 	wsx_p_drain(p);
+	/*
+	 * A pick-up M walks the rings again before it parks, except this
+	 * one: have another M walk in its place (rings.c, "Pick-up").
+	 */
+	if (wsx_rings_pickup_any())
+		wsx_wakep();
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	WRITE_ONCE(p->m_online, false);
 	wake_up(&p->ack_wq);
@@ -857,6 +863,7 @@ static bool wsx_m_stop_p(struct wsx_m *m)
  */
 static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 {
+	struct wsx_rings *rings;
 	struct wsx_item *item;
 	struct wsx_p *p;
 
@@ -891,6 +898,18 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 			item = wsx_steal_work(m);
 			if (item)
 				return item;
+		}
+		/* the SQs of userspace rings in pick-up mode (rings.c) */
+		rings = wsx_rings_pickup_find();
+		if (rings) {
+			/*
+			 * Work found: hand spinning on, as wsx_execute()
+			 * does, before this M may sleep on the SQ's lock
+			 */
+			if (m->spinning)
+				wsx_m_reset_spinning(m);
+			wsx_rings_pickup_one(rings);
+			continue;	/* walks again before it parks */
 		}
 		wsx_m_park(m);
 	}

@@ -9,7 +9,7 @@
 
 USERLIB		:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
-VERSION		:= 1.0.0
+VERSION		:= 1.1.0
 SOVERSION	:= 1
 
 PREFIX		?= /usr/local

@@ -348,39 +348,15 @@ static int scenario_hotplug_ack(int fd)
 
 /* ---- widened_wake -------------------------------------------------------- */
 
-static int fault_set(const char *name, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/wsx/fault/%s", name);
-	return wsx_test_write_file(path, val);
-}
-
-static long fault_hits(const char *name)
-{
-	char path[128], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/wsx/fault/%s_hits",
-		 name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return strtol(buf, NULL, 10);
-}
-
 static int scenario_widened_wake(int fd)
 {
 	static unsigned char seen[4 * 66];
 	int rc = KSFT_PASS;
 
-	if (access("/sys/kernel/debug/wsx/fault", F_OK))
+	if (!wsx_test_have_faults())
 		ksft_exit_skip("a release build has no fault points (make check-debug builds with WSX_DEBUG=1)\n");
-	if (fault_set("wake_after_release", "2000") ||
-	    fault_set("park_before_recheck", "500"))
+	if (wsx_test_fault_set("wake_after_release", "2000") ||
+	    wsx_test_fault_set("park_before_recheck", "500"))
 		ksft_exit_fail_msg("cannot set the fault points\n");
 	for (int r = 0; r < 4 && rc == KSFT_PASS; r++) {
 		long got;
@@ -413,14 +389,14 @@ static int scenario_widened_wake(int fd)
 		usleep(20000);	/* the reaper frees the spare Ms */
 	}
 	ksft_print_msg("fault points passed: wake_after_release %ld, park_before_recheck %ld; threads_exited=%lld\n",
-		       fault_hits("wake_after_release"),
-		       fault_hits("park_before_recheck"),
+		       wsx_test_fault_hits("wake_after_release"),
+		       wsx_test_fault_hits("park_before_recheck"),
 		       global_stat("threads_exited"));
-	if (fault_hits("wake_after_release") < 1 ||
-	    fault_hits("park_before_recheck") < 1)
+	if (wsx_test_fault_hits("wake_after_release") < 1 ||
+	    wsx_test_fault_hits("park_before_recheck") < 1)
 		rc = KSFT_FAIL;
-	fault_set("wake_after_release", "0");
-	fault_set("park_before_recheck", "0");
+	wsx_test_fault_set("wake_after_release", "0");
+	wsx_test_fault_set("park_before_recheck", "0");
 	return rc;
 }
 

@@ -10,6 +10,8 @@
  *   busy READYFILE      keep SPIN, SLEEP, FIB, SPAWN and CRC32C items in
  *                       flight and WAIT for them, forever; READYFILE is
  *                       created once work is queued (for a SIGKILL)
+ *   busy-rings READYFILE  the same through the shared rings (ABI 1.1),
+ *                       which stay mapped
  *   hold READYFILE      open /dev/wsx, queue one 1 s SLEEP, create
  *                       READYFILE and sleep until killed
  *   multi P N           P processes each open their own session and
@@ -23,7 +25,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "wsx_test.h"
+#include "wsx_rings.h"
 
 #define NSEC_PER_MSEC	1000000LL
 #define NSEC_PER_SEC	1000000000LL
@@ -107,62 +109,77 @@ static int close_queued(long n, __u64 ns)
 	return bad;
 }
 
-static int busy(const char *ready)
+/* The mix of busy(): request @i of the batch starting at @id. */
+static struct wsx_req busy_req(__u64 id, int i, const unsigned char *buf,
+			       size_t len)
+{
+	__u64 u = id + i;
+
+	switch (i % 6) {
+	case 0:
+		return wsx_test_req(WSX_OP_SPIN, u, 0, 0, 10 * NSEC_PER_MSEC,
+				    0, 0);
+	case 1:
+		return wsx_test_req(WSX_OP_SLEEP, u, 2, 0, 100000, 0, 0);
+	case 2:
+		return wsx_test_req(WSX_OP_FIB, u, 0, 0, 22, 0, 0);
+	case 3:
+		return wsx_test_req(WSX_OP_SPAWN, u, 2, 0, 4, 6, 100000);
+	case 4:
+		return wsx_test_req(WSX_OP_CRC32C, u, 0, 0,
+				    (uintptr_t)buf + i, len - 64, 4096);
+	default:
+		return wsx_test_req(WSX_OP_NOP, u, 0, 0, 0, 0, 0);
+	}
+}
+
+/*
+ * Keep the mix in flight forever, through WSX_IOC_SUBMIT and WAIT, or with
+ * @rings through the shared rings.
+ */
+static int busy(const char *ready, bool rings)
 {
 	size_t len = 8 << 20;
 	unsigned char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct wsx_req reqs[64];
+	struct wsx_tring t;
 	bool told = false;
 	int fd = wsx_test_open();
 	long ret;
 
-	if (fd < 0 || buf == MAP_FAILED)
+	if (fd < 0 || buf == MAP_FAILED ||
+	    (rings && wsx_tring_setup(&t, fd, 64, 256)))
 		return 1;
 	memset(buf, 0x5a, len);
 	for (__u64 id = 0;; id += 64) {
-		for (int i = 0; i < 64; i++) {
-			__u64 u = id + i;
+		bool queued;
 
-			switch (i % 6) {
-			case 0:
-				reqs[i] = wsx_test_req(WSX_OP_SPIN, u, 0, 0,
-						       10 * NSEC_PER_MSEC, 0, 0);
-				break;
-			case 1:
-				reqs[i] = wsx_test_req(WSX_OP_SLEEP, u, 2, 0,
-						       100000, 0, 0);
-				break;
-			case 2:
-				reqs[i] = wsx_test_req(WSX_OP_FIB, u, 0, 0,
-						       22, 0, 0);
-				break;
-			case 3:
-				reqs[i] = wsx_test_req(WSX_OP_SPAWN, u, 2, 0,
-						       4, 6, 100000);
-				break;
-			case 4:
-				reqs[i] = wsx_test_req(WSX_OP_CRC32C, u, 0, 0,
-						       (uintptr_t)buf + i,
-						       len - 64, 4096);
-				break;
-			default:
-				reqs[i] = wsx_test_req(WSX_OP_NOP, u, 0, 0,
-						       0, 0, 0);
-			}
+		for (int i = 0; i < 64; i++)
+			reqs[i] = busy_req(id, i, buf, len);
+		if (rings) {
+			for (int i = 0; i < 64 && wsx_tring_push(&t, &reqs[i]);
+			     i++)
+				;
+			ret = wsx_tring_enter(&t, 64, 1, 100 * NSEC_PER_MSEC,
+					      NULL);
+			queued = ret == 0 || ret == -ETIMEDOUT;
+			wsx_tring_reap(&t, 0, NULL, NULL);
+		} else {
+			ret = wsx_test_submit(fd, reqs, 64, NULL);
+			if (ret < 0 && ret != -EAGAIN)
+				return 1;
+			queued = ret > 0;
+			ret = wsx_test_wait(fd, recs, WSX_WAIT_MAX, 1,
+					    100 * NSEC_PER_MSEC);
 		}
-		ret = wsx_test_submit(fd, reqs, 64, NULL);
-		if (ret < 0 && ret != -EAGAIN)
+		if (ret < 0 && ret != -ETIMEDOUT)
 			return 1;
-		if (!told && ret > 0) {
+		if (queued && !told) {
 			if (touch(ready))
 				return 1;
 			told = true;
 		}
-		ret = wsx_test_wait(fd, recs, WSX_WAIT_MAX, 1,
-				    100 * NSEC_PER_MSEC);
-		if (ret < 0 && ret != -ETIMEDOUT)
-			return 1;
 	}
 }
 
@@ -313,12 +330,14 @@ int main(int argc, char **argv)
 		return close_queued(strtol(argv[2], NULL, 0),
 				    strtoull(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "busy"))
-		return busy(argv[2]);
+		return busy(argv[2], false);
+	if (argc == 3 && !strcmp(argv[1], "busy-rings"))
+		return busy(argv[2], true);
 	if (argc == 3 && !strcmp(argv[1], "hold"))
 		return hold(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "multi"))
 		return multi(atoi(argv[2]), strtol(argv[3], NULL, 0));
-	fprintf(stderr, "usage: %s close-queued N NS | busy READYFILE | hold READYFILE | multi P N\n",
+	fprintf(stderr, "usage: %s close-queued N NS | busy READYFILE | busy-rings READYFILE | hold READYFILE | multi P N\n",
 		argv[0]);
 	return 2;
 }

@@ -292,6 +292,41 @@ static inline int wsx_test_write_file(const char *path, const char *val)
 	return n < 0 ? -errno : 0;
 }
 
+/*
+ * The fault points of a WSX_DEBUG build (kmod/fault.h): does the module
+ * have them, set one's delay in microseconds (0 or -errno), read how often
+ * it was passed with a delay (-1 when it cannot).
+ */
+#define WSX_TEST_FAULT_DIR	"/sys/kernel/debug/wsx/fault"
+
+static inline bool wsx_test_have_faults(void)
+{
+	return !access(WSX_TEST_FAULT_DIR, F_OK);
+}
+
+static inline int wsx_test_fault_set(const char *name, const char *us)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), WSX_TEST_FAULT_DIR "/%s", name);
+	return wsx_test_write_file(path, us);
+}
+
+static inline long wsx_test_fault_hits(const char *name)
+{
+	char path[128], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), WSX_TEST_FAULT_DIR "/%s_hits", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strtol(buf, NULL, 10);
+}
+
 /* Write @val to the module parameter @name; 0 or -errno. */
 static inline int wsx_test_param_set(const char *name, const char *val)
 {

@@ -12,6 +12,13 @@
  * any are ready.  Closing the file cancels what is still queued and waits for
  * what is running.
  *
+ * Since ABI 1.1 a session may instead share two rings with the module
+ * (WSX_IOC_RING_SETUP, then mmap): userspace writes requests into the
+ * submission queue (SQ) and the module writes completion records into the
+ * completion queue (CQ); one WSX_IOC_ENTER call consumes new SQ entries and
+ * waits for records, and records already in the CQ are read with no system
+ * call at all.  The two ways may be mixed on one session.
+ *
  * Every struct has a fixed size, explicit padding and reserved fields that
  * must be zero on input (-EINVAL otherwise) and are zero on output, so that
  * later minor versions can give them a meaning.  The layouts are identical
@@ -24,7 +31,7 @@
 #include <linux/types.h>
 
 #define WSX_ABI_MAJOR		1	/* incompatible changes bump this */
-#define WSX_ABI_MINOR		0	/* compatible additions bump this */
+#define WSX_ABI_MINOR		1	/* compatible additions bump this */
 
 #define WSX_DEVICE_PATH		"/dev/wsx"
 #define WSX_DEBUGFS_PATH	"/sys/kernel/debug/wsx"
@@ -111,7 +118,7 @@ enum wsx_place {
  * @user_data:	echoed in the item's completion record
  * @op:		enum wsx_op
  * @place:	enum wsx_place
- * @flags:	zero (none defined yet)
+ * @flags:	zero in WSX_IOC_SUBMIT; in the SQ, WSX_REQ_* bits
  * @target:	P number for WSX_PLACE_P, else zero
  * @reserved:	zero
  * @delay_ns:	queue the item this many ns from now (0: at once), at most
@@ -128,6 +135,13 @@ struct wsx_req {
 	__u64 delay_ns;
 	__u64 args[4];
 };
+
+/*
+ * Flags of a request in the SQ.  Without WSX_REQ_TIMESTAMPS its completion
+ * record has queued_ns, started_ns, finished_ns and cpu all 0, and the
+ * module reads no clock for it.  (WSX_IOC_SUBMIT always fills them.)
+ */
+#define WSX_REQ_TIMESTAMPS	0x0001
 
 /**
  * struct wsx_submit - argument of WSX_IOC_SUBMIT (32 bytes)
@@ -199,6 +213,123 @@ struct wsx_wait {
 	__u32 reserved[3];
 };
 
+/*
+ * The shared rings (ABI 1.1).  One mapping, at offset WSX_RING_MMAP_OFF of
+ * the file, holds four u32 indices and the two arrays, at the byte offsets
+ * WSX_IOC_RING_SETUP reports:
+ *
+ *   SQ: struct wsx_req sqes[sq_entries]; userspace writes sqes[tail &
+ *	 (sq_entries - 1)], then stores tail + 1 with release semantics
+ *	 (__atomic_store_n(..., __ATOMIC_RELEASE)).  The module copies each
+ *	 entry out once, in WSX_IOC_ENTER, and then advances head (a release
+ *	 store): entries below head may be reused.  head is the module's,
+ *	 tail userspace's.
+ *   CQ: struct wsx_completion cqes[cq_entries]; the module writes
+ *	 cqes[tail & (cq_entries - 1)] and stores tail + 1 (release);
+ *	 userspace reads with an acquire load of tail, reads the records
+ *	 below it and stores head (release) to free their entries.  tail is
+ *	 the module's, head userspace's.
+ *
+ * All four are free-running u32 counters.  The module never keeps more
+ * items in flight than the CQ has free entries for (accepted, not yet read
+ * by userspace: WSX_IOC_ENTER stops short with -EBUSY), so no record is
+ * ever dropped or overwritten; a CQ that userspace stops reading holds its
+ * records until it does.  A malformed SQ entry is consumed and answered by
+ * a record with status -errno (the errors of WSX_IOC_SUBMIT).  The module
+ * trusts nothing userspace writes there: a tail or head out of range gives
+ * -EINVAL and is otherwise ignored, each entry is read once.  One thread at
+ * a time may write the SQ (the module serialises its own side: concurrent
+ * ENTER calls are safe, concurrent writers of the same SQ entries are the
+ * program's bug).  The mapping stays valid until munmap, also after close;
+ * a fork()ed child shares it, as MAP_SHARED memory.
+ *
+ * With WSX_RING_SQ_PICKUP the executor's threads (Ms) themselves consume
+ * the session's SQ entries when they run out of work, before they sleep,
+ * as one more queue to steal from.  The module then keeps WSX_SQ_NEED_ENTER
+ * set in the SQ flags word while no M will look at the SQ again without
+ * being woken: after storing the SQ tail, userspace issues a full barrier
+ * (__atomic_thread_fence(__ATOMIC_SEQ_CST)) and loads the flags; only if
+ * WSX_SQ_NEED_ENTER is set must it call WSX_IOC_ENTER for the new entries.
+ * Entries an M cannot take are left for the next ENTER, with the flag set
+ * until then: CRC32C entries (they pin the caller's pages), entries that
+ * meet a full CQ, and all of them when the indices are out of range.  So a
+ * program that waits for their records must look at the flag again, or
+ * wait with an ENTER whose to_submit covers them: an ENTER with to_submit
+ * 0 consumes nothing and would wait for records that do not come.
+ */
+#define WSX_RING_MMAP_OFF	0ULL
+
+/**
+ * struct wsx_ring_setup - argument of WSX_IOC_RING_SETUP (64 bytes)
+ * @sq_entries:	in: SQ entries, a power of two, 1 .. module parameter
+ *		ring_max_entries (default 16384)
+ * @cq_entries:	in: CQ entries (= most items in flight), a power of two,
+ *		@sq_entries .. ring_max_entries; 0 = 2 x @sq_entries
+ *		(out: the value used)
+ * @flags:	in: WSX_RING_* flags
+ * @reserved0:	zero
+ * @mmap_size:	out: the length to mmap at WSX_RING_MMAP_OFF
+ * @sq_head:	out: byte offset of the SQ head (u32) in the mapping
+ * @sq_tail:	out: ... of the SQ tail
+ * @cq_head:	out: ... of the CQ head
+ * @cq_tail:	out: ... of the CQ tail
+ * @sqes:	out: ... of the SQ's struct wsx_req array
+ * @cqes:	out: ... of the CQ's struct wsx_completion array
+ * @sq_flags:	out: ... of the SQ flags word (u32, WSX_SQ_*, the module's)
+ * @reserved:	zero
+ *
+ * Once per session.  The CQ's entries count against the module parameter
+ * max_inflight for as long as the session is open.
+ */
+struct wsx_ring_setup {
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 flags;
+	__u32 reserved0;
+	__u64 mmap_size;
+	__u32 sq_head;
+	__u32 sq_tail;
+	__u32 cq_head;
+	__u32 cq_tail;
+	__u32 sqes;
+	__u32 cqes;
+	__u32 sq_flags;
+	__u32 reserved[3];
+};
+
+/* wsx_ring_setup.flags */
+#define WSX_RING_SQ_PICKUP	0x0001	/* the Ms consume the SQ themselves */
+
+/* Bits of the SQ flags word */
+#define WSX_SQ_NEED_ENTER	0x0001	/* call ENTER for new SQ entries */
+
+/**
+ * struct wsx_enter - argument of WSX_IOC_ENTER (32 bytes)
+ * @to_submit:	consume at most this many new SQ entries (0: none)
+ * @min_complete: then wait until at least this many records are ready to
+ *		read in the CQ (0: do not wait), at most cq_entries
+ * @timeout_ns:	how long to wait for them; negative = forever
+ * @flags:	zero (none defined yet)
+ * @submitted:	out: SQ entries consumed (each gets a record)
+ * @error:	out: 0, or -EBUSY when fewer than @to_submit were consumed
+ *		although the SQ held them because the CQ has no entry left
+ *		for another record (read records, then call again)
+ * @reserved:	zero
+ *
+ * Returns 0 when the wait (if any) succeeded, whatever was submitted;
+ * -ETIMEDOUT or -EINTR when it did not (@submitted still tells what was
+ * consumed); -EINVAL, -E2BIG, -EFAULT, -ENXIO for the struct itself.
+ */
+struct wsx_enter {
+	__u32 to_submit;
+	__u32 min_complete;
+	__s64 timeout_ns;
+	__u32 flags;
+	__u32 submitted;
+	__s32 error;
+	__u32 reserved;
+};
+
 #define WSX_IOC_MAGIC	0xE9
 
 /*
@@ -221,10 +352,33 @@ struct wsx_wait {
  *			-E2BIG	max over WSX_WAIT_MAX
  *			-ETIMEDOUT fewer than min records by the timeout
  *			-EINTR	interrupted by a signal
+ * WSX_IOC_RING_SETUP -EFAULT bad pointer
+ *			-EINVAL	entries 0 or not a power of two, cq_entries
+ *				under sq_entries, unknown flags, reserved
+ *				not zero
+ *			-E2BIG	entries over ring_max_entries
+ *			-EBUSY	the session has its rings already
+ *			-EAGAIN	cq_entries more in flight would pass
+ *				max_inflight
+ *			-ENOMEM	out of memory
+ * WSX_IOC_ENTER	-EFAULT	bad pointer
+ *			-ENXIO	no rings set up on this session
+ *			-EINVAL	flags or reserved not zero, the SQ tail or
+ *				CQ head out of range (tail - head over the
+ *				entries, or the CQ head past the tail):
+ *				nothing consumed
+ *			-E2BIG	min_complete over cq_entries
+ *			-ETIMEDOUT fewer than min_complete records by the
+ *				timeout
+ *			-EINTR	interrupted by a signal while waiting
+ * mmap		-ENXIO	no rings set up; -EINVAL not MAP_SHARED,
+ *			offset not WSX_RING_MMAP_OFF or length over mmap_size
  * any other command	-ENOTTY
  */
 #define WSX_IOC_VERSION	_IOR(WSX_IOC_MAGIC, 0x00, struct wsx_version)
 #define WSX_IOC_SUBMIT	_IOWR(WSX_IOC_MAGIC, 0x01, struct wsx_submit)
 #define WSX_IOC_WAIT	_IOWR(WSX_IOC_MAGIC, 0x02, struct wsx_wait)
+#define WSX_IOC_RING_SETUP _IOWR(WSX_IOC_MAGIC, 0x03, struct wsx_ring_setup)
+#define WSX_IOC_ENTER	_IOWR(WSX_IOC_MAGIC, 0x04, struct wsx_enter)
 
 #endif /* _UAPI_LINUX_WSX_H */

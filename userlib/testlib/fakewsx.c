@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,15 @@ struct fakewsx fakewsx;
 static struct wsx_completion *recs;
 static size_t recs_head, recs_tail, recs_size;
 
+/* The rings, laid out as the module lays them out (rings.c). */
+#define RING_SQES	256
+static struct {
+	int fd;
+	char *mem;
+	struct wsx_ring_setup p;
+	__u32 sq_head_k, cq_tail_k, sub_total;
+} ring;
+
 static uint64_t env_knob(const char *name, uint64_t def)
 {
 	const char *s = getenv(name);
@@ -28,6 +38,8 @@ static uint64_t env_knob(const char *name, uint64_t def)
 
 void fakewsx_reset(void)
 {
+	free(ring.mem);
+	memset(&ring, 0, sizeof(ring));
 	free(recs);
 	recs = NULL;
 	recs_head = recs_tail = recs_size = 0;
@@ -166,29 +178,43 @@ static struct wsx_completion *new_record(void)
 	return memset(&recs[recs_tail], 0, sizeof(*recs));
 }
 
-static int queue_item(const struct wsx_req *it)
+/* Checks and runs @it into @c, allowing @flags_ok; 0 or -errno. */
+static int run_item(const struct wsx_req *it, __u16 flags_ok,
+		    struct wsx_completion *c)
 {
-	struct wsx_completion c = { .user_data = it->user_data };
 	int ret;
 
-	if (it->flags || it->reserved)
+	memset(c, 0, sizeof(*c));
+	c->user_data = it->user_data;
+	if ((it->flags & ~flags_ok) || it->reserved)
 		return -EINVAL;
 	if (fakewsx.refuse_err && fakewsx.queued == fakewsx.refuse_at)
 		return fakewsx.refuse_err;
 	ret = check_place(it);
 	if (!ret)
-		ret = run_op(it, &c);
+		ret = run_op(it, c);
 	if (ret)
 		return ret;
+	c->result += fakewsx.corrupt;
+	c->cpu = fakewsx.queued % fakewsx.version.nprocs;
+	c->queued_ns = c->started_ns = now_ns();
+	c->finished_ns = now_ns();
+	fakewsx.queued++;
+	return 0;
+}
+
+static int queue_item(const struct wsx_req *it)
+{
+	struct wsx_completion c;
+	int ret;
+
 	if (recs_tail - recs_head >= fakewsx.inflight_max)
 		return -EAGAIN;
-	c.result += fakewsx.corrupt;
-	c.cpu = fakewsx.queued % fakewsx.version.nprocs;
-	c.queued_ns = c.started_ns = now_ns();
-	c.finished_ns = now_ns();
+	ret = run_item(it, 0, &c);
+	if (ret)
+		return ret;
 	*new_record() = c;
 	recs_tail++;
-	fakewsx.queued++;
 	return 0;
 }
 
@@ -232,7 +258,120 @@ static int fake_wait(struct wsx_wait *w)
 	return w->count;
 }
 
-static int fake_ioctl(unsigned long cmd, void *arg)
+static bool pow2(__u32 n)
+{
+	return n && !(n & (n - 1));
+}
+
+static __u32 *ring_word(__u32 off)
+{
+	return (__u32 *)(ring.mem + off);
+}
+
+__u32 *fakewsx_sq_flags(void)
+{
+	return ring.mem ? ring_word(ring.p.sq_flags) : NULL;
+}
+
+static int fake_ring_setup(int fd, struct wsx_ring_setup *p)
+{
+	size_t cqes;
+
+	if (fakewsx.version.abi_minor < 1)
+		return -ENOTTY;
+	if (ring.mem)
+		return -EBUSY;
+	if ((p->flags & ~WSX_RING_SQ_PICKUP) || p->reserved0 ||
+	    p->reserved[0] || p->reserved[1] || p->reserved[2])
+		return -EINVAL;
+	if (!p->cq_entries)
+		p->cq_entries = 2 * p->sq_entries;
+	if (!pow2(p->sq_entries) || !pow2(p->cq_entries) ||
+	    p->cq_entries < p->sq_entries)
+		return -EINVAL;
+	if (p->cq_entries > 16384)
+		return -E2BIG;
+	cqes = RING_SQES + p->sq_entries * sizeof(struct wsx_req);
+	p->mmap_size = (cqes + p->cq_entries * sizeof(struct wsx_completion) +
+			4095) & ~4095UL;
+	p->sq_head = 0;
+	p->sq_tail = 64;
+	p->cq_head = 128;
+	p->cq_tail = 192;
+	p->sq_flags = 240;
+	p->sqes = RING_SQES;
+	p->cqes = cqes;
+	ring.mem = aligned_alloc(4096, p->mmap_size);
+	if (!ring.mem)
+		return -ENOMEM;
+	memset(ring.mem, 0, p->mmap_size);
+	ring.p = *p;
+	ring.fd = fd;
+	/* no executor thread takes requests here: always ask for ENTER */
+	*ring_word(p->sq_flags) = WSX_SQ_NEED_ENTER;
+	return 0;
+}
+
+/* ENTER: run what the SQ holds, as far as the CQ has room. */
+static int fake_enter(struct wsx_enter *e)
+{
+	struct wsx_completion *cqes = (void *)(ring.mem + ring.p.cqes);
+	const struct wsx_req *sqes = (const void *)(ring.mem + ring.p.sqes);
+	__u32 n, head, i;
+	struct wsx_req it;
+	int err;
+
+	if (!ring.mem)
+		return -ENXIO;
+	if (e->flags || e->reserved)
+		return -EINVAL;
+	if (e->min_complete > ring.p.cq_entries)
+		return -E2BIG;
+	e->submitted = 0;
+	e->error = 0;
+	n = *ring_word(ring.p.sq_tail) - ring.sq_head_k;
+	head = *ring_word(ring.p.cq_head);
+	if (n > ring.p.sq_entries || ring.cq_tail_k - head > ring.p.cq_entries)
+		return -EINVAL;
+	if (n > e->to_submit)
+		n = e->to_submit;
+	for (i = 0; i < n; i++) {
+		if (ring.sub_total - head >= ring.p.cq_entries) {
+			e->error = -EBUSY;
+			break;
+		}
+		it = sqes[ring.sq_head_k++ & (ring.p.sq_entries - 1)];
+		ring.sub_total++;
+		err = run_item(&it, WSX_REQ_TIMESTAMPS,
+			       &cqes[ring.cq_tail_k & (ring.p.cq_entries - 1)]);
+		if (err)
+			cqes[ring.cq_tail_k & (ring.p.cq_entries - 1)].status = err;
+		ring.cq_tail_k++;
+	}
+	e->submitted = i;
+	*ring_word(ring.p.sq_head) = ring.sq_head_k;
+	*ring_word(ring.p.cq_tail) = ring.cq_tail_k;
+	if (ring.cq_tail_k - head < e->min_complete)	/* nothing else runs */
+		return e->timeout_ns < 0 ? -EDEADLK : -ETIMEDOUT;
+	return 0;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (ring.mem && fd == ring.fd && off == WSX_RING_MMAP_OFF &&
+	    len <= ring.p.mmap_size && (flags & MAP_SHARED))
+		return ring.mem;
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+int munmap(void *addr, size_t len)
+{
+	if (ring.mem && addr == ring.mem)
+		return 0;
+	return syscall(SYS_munmap, addr, len);
+}
+
+static int fake_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	fakewsx.calls[_IOC_NR(cmd)]++;
 	switch (cmd) {
@@ -241,6 +380,10 @@ static int fake_ioctl(unsigned long cmd, void *arg)
 		return 0;
 	case WSX_IOC_SUBMIT:
 		return fake_submit(arg);
+	case WSX_IOC_RING_SETUP:
+		return fake_ring_setup(fd, arg);
+	case WSX_IOC_ENTER:
+		return fake_enter(arg);
 	default:
 		return fake_wait(arg);
 	}
@@ -256,9 +399,10 @@ int ioctl(int fd, unsigned long cmd, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	if (cmd != WSX_IOC_VERSION && cmd != WSX_IOC_SUBMIT &&
-	    cmd != WSX_IOC_WAIT)
+	    cmd != WSX_IOC_WAIT && cmd != WSX_IOC_RING_SETUP &&
+	    cmd != WSX_IOC_ENTER)
 		return syscall(SYS_ioctl, fd, cmd, arg);
-	ret = fake_ioctl(cmd, arg);
+	ret = fake_ioctl(fd, cmd, arg);
 	if (ret < 0) {
 		errno = -ret;
 		return -1;

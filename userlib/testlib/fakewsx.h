@@ -4,7 +4,10 @@
  * commands (any descriptor, e.g. /dev/null opened through WSX_DEVICE) and
  * passes the others to the kernel.  It checks each item as <linux/wsx.h>
  * says the module does, runs it at once in the calling thread and queues
- * its completion record.  Not thread-safe.
+ * its completion record.  The rings (ABI 1.1) too: WSX_IOC_RING_SETUP
+ * allocates them, mmap(2) of that descriptor at offset 0 returns them (other
+ * mmap and munmap calls go to the kernel), WSX_IOC_ENTER runs what the SQ
+ * holds into the CQ.  Not thread-safe.
  *
  * Linked into a test program, the test sets the knobs of `fakewsx`.  Built
  * as fakewsx.so and preloaded, it takes them from the environment:
@@ -26,7 +29,7 @@ struct fakewsx {
 	uint64_t refuse_at;		/* index (in fakewsx.queued) of an */
 	int refuse_err;			/* item to refuse with this -errno */
 	bool corrupt;			/* add 1 to every result */
-	unsigned int calls[3];		/* ioctl calls, by command number */
+	unsigned int calls[5];		/* ioctl calls, by command number */
 	uint64_t queued;		/* items queued so far */
 };
 
@@ -34,5 +37,8 @@ extern struct fakewsx fakewsx;
 
 /* Drops the queued records and sets the knobs from the environment. */
 void fakewsx_reset(void);
+
+/* The SQ flags word of the rings, NULL before WSX_IOC_RING_SETUP. */
+__u32 *fakewsx_sq_flags(void);
 
 #endif /* WSX_TEST_FAKEWSX_H */

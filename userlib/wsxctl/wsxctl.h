@@ -5,6 +5,7 @@
 #ifndef WSXCTL_H
 #define WSXCTL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <wsx/libwsx.h>
@@ -49,12 +50,16 @@ int open_device(struct wsx **w);
 /*
  * Submits @count items made by @fill, in submissions of @batch, and reaps
  * their completions, handing each to @complete, until @count records came
- * back.  On -EAGAIN it reaps before submitting again.
+ * back: through the session's rings, or with @ioctl (or on a module
+ * without rings) through WSX_IOC_SUBMIT and WSX_IOC_WAIT, reaping before
+ * submitting again on -EAGAIN.
  */
 struct job {
 	struct wsx *w;
 	uint64_t count;
 	unsigned int batch;
+	bool ioctl;
+	bool pickup;		/* rings in WSX_RING_SQ_PICKUP mode */
 	void (*fill)(struct wsx_req *item, uint64_t index, void *ctx);
 	void (*complete)(const struct wsx_completion *rec, void *ctx);
 	void *ctx;

@@ -24,6 +24,9 @@ const char run_help[] =
 	"print a summary: items, wall time, items/s, the result (which must\n"
 	"be the same for all items), status failures, and the items each P\n"
 	"ran meanwhile, from the debugfs stats (including others' work).\n"
+	"The items go through the rings the session shares with the module\n"
+	"(one system call per batch), or with --ioctl through WSX_IOC_SUBMIT\n"
+	"and WSX_IOC_WAIT.\n"
 	"\n"
 	"Ops:\n"
 	"  nop                         do nothing\n"
@@ -42,6 +45,10 @@ const char run_help[] =
 	"                     cpu:N: the P numbered N\n"
 	"  -b, --batch N      items per submission, 1..65536 (default 256)\n"
 	"  -d, --delay NS     queue each item NS nanoseconds after submission\n"
+	"      --ioctl        submit and wait with WSX_IOC_SUBMIT and\n"
+	"                     WSX_IOC_WAIT instead of the shared rings\n"
+	"      --pickup       rings in pick-up mode: the executor's threads\n"
+	"                     take the items from the rings themselves\n"
 	"  -h, --help         print this help\n";
 
 struct op_desc {
@@ -69,6 +76,8 @@ struct run {
 	uint64_t delay_ns;
 	uint64_t count;
 	unsigned int batch;
+	bool ioctl;
+	bool pickup;
 	/* what came back */
 	unsigned char *seen;	/* bitmap of reaped user_data */
 	uint64_t bogus;		/* records with unknown or repeated user_data */
@@ -163,6 +172,8 @@ static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
 		{ "place", required_argument, NULL, 'p' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "delay", required_argument, NULL, 'd' },
+		{ "ioctl", no_argument, NULL, 'I' },
+		{ "pickup", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -193,6 +204,12 @@ static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
 			if (parse_number(optarg, UINT64_MAX, &r->delay_ns))
 				return usage_error(cmd, "bad --delay '%s'",
 						   optarg);
+			break;
+		case 'I':
+			r->ioctl = true;
+			break;
+		case 'P':
+			r->pickup = true;
 			break;
 		default:
 			return common_option(cmd, c, argv);
@@ -310,7 +327,8 @@ static int run_items(struct run *r)
 {
 	struct wsx_stats before = { 0 }, after = { 0 };
 	struct job job = {
-		.count = r->count, .batch = r->batch, .ctx = r,
+		.count = r->count, .batch = r->batch, .ioctl = r->ioctl,
+		.pickup = r->pickup, .ctx = r,
 		.fill = fill_run_item, .complete = complete_run_item,
 	};
 	int ret, stats_err;

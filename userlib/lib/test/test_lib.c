@@ -2,7 +2,9 @@
 /*
  * wsx_open(), wsx_submit() and wsx_wait() against the fake device: version
  * checks, argument checks made without a system call, splitting, EINTR
- * retries, partial submissions and waits.
+ * retries, partial submissions and waits; the rings (wsx_ring_*): setup,
+ * a full SQ, results read in place, a full CQ (-EBUSY), calls that need no
+ * system call, refused items as records, a module without rings.
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,6 +18,7 @@
 #define NR_VERSION	_IOC_NR(WSX_IOC_VERSION)
 #define NR_SUBMIT	_IOC_NR(WSX_IOC_SUBMIT)
 #define NR_WAIT		_IOC_NR(WSX_IOC_WAIT)
+#define NR_ENTER	_IOC_NR(WSX_IOC_ENTER)
 
 static struct wsx_req items[16];
 static struct wsx_completion recs[64];
@@ -177,6 +180,85 @@ static void check_ops(void)
 	wsx_close(w);
 }
 
+static void check_ring(void)
+{
+	struct wsx *w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	const struct wsx_completion *got[8];
+	struct wsx_ring *r, *r2;
+	struct wsx_req *req;
+	unsigned int n = 0, calls;
+
+	KTAP_EQ(wsx_ring_setup(w, 3, 0, 0, &r), -EINVAL, "ring: SQ of 3");
+	KTAP_EQ(wsx_ring_setup(NULL, 4, 4, 0, &r), -EINVAL, "ring: no session");
+	KTAP_EQ(wsx_ring_setup(w, 4, 4, 0, &r), 0, "ring: SQ 4, CQ 4");
+	if (!ktap_check(r != NULL, "... gives the rings"))
+		return;
+	KTAP_EQ(wsx_ring_setup(w, 4, 4, 0, &r2), -EBUSY, "ring: a second setup");
+	KTAP_EQ(wsx_ring_cq_entries(r), 4, "ring: CQ entries");
+	while ((req = wsx_ring_get_req(r))) {
+		wsx_item_fib(req, 10 + n, n);
+		n++;
+	}
+	KTAP_EQ(n, 4, "ring: 4 free SQ entries, then NULL");
+	KTAP_EQ(wsx_ring_sq_pending(r), 4, "... 4 pending");
+	KTAP_EQ(wsx_ring_ready(r), 0, "... no record before submit");
+	KTAP_EQ(wsx_ring_submit(r, 4, 0), 4, "ring: submit 4, wait for 4");
+	KTAP_EQ(wsx_ring_peek(r, got, 8), 4, "... 4 records to peek at");
+	KTAP_EQ(got[0]->result, 55, "... fib(10) in place");
+	KTAP_EQ(got[3]->result, 233, "... fib(13) in place");
+	/* the CQ is full: another request waits in the SQ */
+	wsx_item_nop(wsx_ring_get_req(r), 9);
+	KTAP_EQ(wsx_ring_submit(r, 0, 0), -EBUSY, "ring: full CQ gives -EBUSY");
+	KTAP_EQ(wsx_ring_sq_pending(r), 1, "... the request stays pending");
+	wsx_ring_seen(r, 1);
+	KTAP_EQ(wsx_ring_ready(r), 3, "ring: seen 1 of 4");
+	KTAP_EQ(wsx_ring_submit(r, 0, 0), 1, "... then it goes in");
+	wsx_ring_seen(r, 100);
+	KTAP_EQ(wsx_ring_ready(r), 0, "ring: seen more than ready: all");
+	calls = fakewsx.calls[NR_ENTER];
+	KTAP_EQ(wsx_ring_submit(r, 0, -1), 0, "ring: nothing to do");
+	KTAP_EQ(fakewsx.calls[NR_ENTER], calls, "... makes no system call");
+	KTAP_EQ(wsx_ring_submit(r, 5, -1), -E2BIG, "ring: wait over the CQ");
+	KTAP_EQ(wsx_ring_submit(r, 1, 1000), -ETIMEDOUT,
+		"ring: wait for what never comes");
+	wsx_ring_free(r);
+	wsx_close(w);
+
+	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	wsx_ring_setup(w, 2, 2, 0, &r);
+	req = wsx_ring_get_req(r);
+	wsx_item_nop(req, 1);
+	wsx_item_place(req, WSX_PLACE_P, 99);
+	KTAP_EQ(wsx_ring_submit(r, 1, 0), 1, "ring: a refused request");
+	KTAP_EQ(wsx_ring_peek(r, got, 8), 1, "... is consumed");
+	KTAP_EQ(got[0]->status, -ENXIO, "... its record says ENXIO");
+	wsx_ring_free(r);
+	wsx_close(w);
+
+	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	KTAP_EQ(wsx_ring_setup(w, 2, 2, WSX_RING_SQ_PICKUP, &r), 0,
+		"ring: pick-up mode");
+	wsx_item_nop(wsx_ring_get_req(r), 1);
+	calls = fakewsx.calls[NR_ENTER];
+	KTAP_EQ(wsx_ring_submit(r, 0, 0), 1, "... NEED_ENTER set: submitted");
+	KTAP_EQ(fakewsx.calls[NR_ENTER], calls + 1, "... with a system call");
+	wsx_ring_seen(r, 1);
+	*fakewsx_sq_flags() = 0;
+	wsx_item_nop(wsx_ring_get_req(r), 2);
+	KTAP_EQ(wsx_ring_submit(r, 0, 0), 1, "... flag clear: handed over");
+	KTAP_EQ(fakewsx.calls[NR_ENTER], calls + 1, "... with no system call");
+	KTAP_EQ(wsx_ring_sq_pending(r), 1, "... left for the executor");
+	KTAP_EQ(wsx_ring_submit(r, 1, 0), 1, "... waiting enters anyway");
+	wsx_ring_free(r);
+	wsx_close(w);
+
+	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	fakewsx.version.abi_minor = 0;
+	KTAP_EQ(wsx_ring_setup(w, 2, 2, 0, &r), -ENOTTY,
+		"ring: a module without rings gives -ENOTTY");
+	wsx_close(w);
+}
+
 int main(void)
 {
 	setenv("WSX_DEVICE", "/dev/null", 1);
@@ -186,5 +268,6 @@ int main(void)
 	check_eagain();
 	check_wait();
 	check_ops();
+	check_ring();
 	return ktap_done();
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1 OR MIT
 #
-# libwsx.so exports exactly the functions of libwsx.map, all at version
-# LIBWSX_1.0, and those are exactly the functions wsx/libwsx.h declares.
+# libwsx.so exports exactly the functions of libwsx.map, each at the
+# version of its node there, and those are exactly the functions
+# wsx/libwsx.h declares.
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -20,15 +21,17 @@ ok $? "soname is libwsx.so.1"
 
 nm -D --defined-only libwsx.so.1 | awk '$2 == "T" { print $3 }' |
 	sort >"$tmp/exported"
-sed -n 's/^\t\t\(wsx_[a-z0-9_]*\);$/\1@@LIBWSX_1.0/p' libwsx.map |
-	sort >"$tmp/map"
-sed -n 's/^[a-z].*[ *]\(wsx_[a-z0-9_]*\)(.*/\1@@LIBWSX_1.0/p' \
+awk '/^LIBWSX_[0-9.]* {/ { v = $1 }
+     /^\t\twsx_[a-z0-9_]*;$/ { sub(/;$/, "", $1); print $1 "@@" v }' \
+	libwsx.map | sort >"$tmp/map"
+sed 's/@@.*//' "$tmp/map" >"$tmp/map_names"
+sed -n 's/^[a-z].*[ *]\(wsx_[a-z0-9_]*\)(.*/\1/p' \
 	include/wsx/libwsx.h | sort >"$tmp/header"
 
 [ -s "$tmp/map" ]
 ok $? "the map lists functions"
 same exported map "exported functions are those of libwsx.map"
-same header map "libwsx.h declares the functions of libwsx.map"
+same header map_names "libwsx.h declares the functions of libwsx.map"
 nm -D --defined-only libwsx.so.1 | awk '$2 != "T" && $2 != "A"' \
 	>"$tmp/other"
 [ ! -s "$tmp/other" ]

@@ -95,7 +95,7 @@ check_errors() {
 
 check_run() {
 	fake 0 "version" version
-	has out "module ABI:  1.0" "... prints the module's ABI"
+	has out "module ABI:  1.1" "... prints the module's ABI"
 	FAKEWSX_ABI_MAJOR=2 fake 1 "other ABI major" version
 	has err "(EPROTO)" "... names EPROTO"
 	fake 0 "run fib" run fib 20 --count 1000 --batch 64
@@ -108,13 +108,25 @@ check_run() {
 	FAKEWSX_INFLIGHT_MAX=100 fake 0 "run over the in-flight limit" \
 		run nop --count 1000 --batch 256 --place cpu:3
 	has out "items:       1000" "... gets all items through"
-	FAKEWSX_INFLIGHT_MAX=0 fake 1 "run when nothing fits" run nop
+	FAKEWSX_INFLIGHT_MAX=0 fake 1 "run --ioctl when nothing fits" \
+		run nop --ioctl
 	has err "wsxctl: submit: Resource temporarily unavailable (EAGAIN)" \
 		"... names EAGAIN"
-	fake 1 "run on a P that does not exist" run nop --place cpu:9
+	fake 1 "run --ioctl on a P that does not exist" run nop --place cpu:9 \
+		--ioctl
 	has err "(ENXIO)" "... names ENXIO"
-	fake 1 "run fib over its limit" run fib 31
+	fake 1 "run --ioctl fib over its limit" run fib 31 --ioctl
 	has err "(E2BIG)" "... names E2BIG"
+	# through the rings a refused item comes back as a failed record
+	fake 1 "run on a P that does not exist" run nop --place cpu:9 \
+		--count 3
+	has out "failures:    3, the first: No such device or address (ENXIO)" \
+		"... counts the failed records, naming ENXIO"
+	fake 1 "run fib over its limit" run fib 31
+	has out "(E2BIG)" "... names E2BIG"
+	fake 0 "run through the rings, more than the CQ holds" \
+		run nop --count 5000 --batch 16
+	has out "items:       5000" "... gets all items through"
 	FAKEWSX_CORRUPT=1 fake 1 "run fib with wrong results" run fib 10
 	has out "WRONG: fib(10) = 55" "... says the result is wrong"
 }

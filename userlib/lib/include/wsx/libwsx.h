@@ -152,6 +152,148 @@ int wsx_wait(struct wsx *w, struct wsx_completion *recs, unsigned int max,
 	     unsigned int min, int64_t timeout_ns);
 
 /*
+ * The rings (ABI 1.1).  A session may share a submission queue (SQ) of
+ * requests and a completion queue (CQ) of records with the module: fill
+ * requests in place (wsx_ring_get_req()), hand them over and wait with one
+ * system call (wsx_ring_submit()), read the records in place and mark them
+ * seen (wsx_ring_peek(), wsx_ring_seen()) with no system call at all.  A
+ * struct wsx_ring is for one thread at a time, as liburing's rings are:
+ * threads that share one serialise their calls themselves.
+ */
+struct wsx_ring;
+
+/*
+ * wsx_ring_setup - give the session its rings and map them
+ * @w:		a session
+ * @sq_entries:	SQ entries, a power of two, at most the module parameter
+ *		ring_max_entries (default 16384)
+ * @cq_entries:	CQ entries, a power of two from @sq_entries up to the same
+ *		bound, or 0 for 2 x @sq_entries: the most items in flight
+ *		plus records unread
+ * @flags:	0, or WSX_RING_SQ_PICKUP: the executor's threads take new
+ *		requests from the SQ themselves whenever they run out of
+ *		work, so that wsx_ring_submit() makes a system call only
+ *		when the module asks for one (WSX_SQ_NEED_ENTER) or to wait
+ * @out:	the rings (NULL on failure)
+ *
+ * Once per session.  The rings stay the session's until wsx_close(); the
+ * items of a freed struct wsx_ring run on, their records unread.
+ *
+ * Returns 0, or:
+ *   -EINVAL	@w or @out NULL, or sizes as <linux/wsx.h> refuses them
+ *   -ENOTTY	the module predates ABI 1.1 (no rings): use wsx_submit()
+ *   -EBUSY	the session has its rings already
+ *   -E2BIG, -EAGAIN, -ENOMEM  see WSX_IOC_RING_SETUP in <linux/wsx.h>
+ *   any error of mmap(2).
+ *
+ * Thread-safety: safe.
+ */
+int wsx_ring_setup(struct wsx *w, unsigned int sq_entries,
+		   unsigned int cq_entries, unsigned int flags,
+		   struct wsx_ring **out);
+
+/*
+ * wsx_ring_free - unmap the rings and free @r
+ * @r:		rings from wsx_ring_setup(), or NULL (then nothing happens)
+ *
+ * Thread-safety: no other call may use @r at the same time or afterwards.
+ */
+void wsx_ring_free(struct wsx_ring *r);
+
+/*
+ * wsx_ring_get_req - the next free SQ entry, to fill
+ * @r:		rings
+ *
+ * Returns the entry, or NULL (also for @r NULL) when every SQ entry holds a
+ * request the module has not consumed yet.  Fill it with a wsx_item_*()
+ * helper (which zeroes it first); WSX_REQ_TIMESTAMPS in its flags asks for
+ * the times of its record.  It goes to the module at the next
+ * wsx_ring_submit().
+ *
+ * Thread-safety: one thread at a time per @r.
+ */
+struct wsx_req *wsx_ring_get_req(struct wsx_ring *r);
+
+/*
+ * wsx_ring_submit - hand the requests got so far to the module, and wait
+ * @r:		rings
+ * @wait_nr:	then wait until at least this many records are ready (0: do
+ *		not wait), at most the CQ's entries
+ * @timeout_ns:	how long to wait; negative = forever
+ *
+ * One WSX_IOC_ENTER, or none when there is nothing to submit and @wait_nr
+ * records are ready already, or, in WSX_RING_SQ_PICKUP mode, when no wait
+ * is needed and the module does not ask for ENTER.  A request the module
+ * finds malformed is consumed and answered by a record with status -errno.
+ * In pick-up mode, call it again after marking records seen while requests
+ * are pending: the executor leaves requests it cannot take (a full CQ, a
+ * CRC32C request) to ENTER.
+ *
+ * Returns the number of requests the module consumed (0 .. pending; in
+ * pick-up mode without a system call: the number handed over), or:
+ *   -EINVAL	@r NULL, or ring indices out of range (corrupted memory)
+ *   -E2BIG	@wait_nr over the CQ's entries (no system call)
+ *   -EBUSY	requests were pending but the CQ had no entry left for any
+ *		record: read records, then submit again
+ *   -ETIMEDOUT, -EINTR  the wait failed; requests may have been consumed
+ *		before it (wsx_ring_sq_pending() tells how many are left)
+ *
+ * Thread-safety: one thread at a time per @r.
+ */
+int wsx_ring_submit(struct wsx_ring *r, unsigned int wait_nr,
+		    int64_t timeout_ns);
+
+/*
+ * wsx_ring_sq_pending - requests got and not yet consumed by the module
+ * @r:		rings (NULL: 0)
+ *
+ * Thread-safety: one thread at a time per @r.
+ */
+unsigned int wsx_ring_sq_pending(const struct wsx_ring *r);
+
+/*
+ * wsx_ring_cq_entries - the CQ's size, as the module set it up
+ * @r:		rings (NULL: 0)
+ *
+ * Thread-safety: safe.
+ */
+unsigned int wsx_ring_cq_entries(const struct wsx_ring *r);
+
+/*
+ * wsx_ring_ready - records ready to read in the CQ
+ * @r:		rings (NULL: 0)
+ *
+ * Thread-safety: one thread at a time per @r.
+ */
+unsigned int wsx_ring_ready(const struct wsx_ring *r);
+
+/*
+ * wsx_ring_peek - point at ready records, oldest first, without copying
+ * @r:		rings
+ * @recs:	gets up to @max pointers into the CQ
+ * @max:	room in @recs
+ *
+ * No system call.  The records stay valid until wsx_ring_seen() frees
+ * their entries.  Returns how many pointers were stored (0 for @r or @recs
+ * NULL).
+ *
+ * Thread-safety: one thread at a time per @r.
+ */
+unsigned int wsx_ring_peek(struct wsx_ring *r,
+			   const struct wsx_completion **recs,
+			   unsigned int max);
+
+/*
+ * wsx_ring_seen - mark the @n oldest ready records read, freeing their
+ * entries for new records (at most what wsx_ring_ready() says)
+ * @r:		rings (NULL: nothing happens)
+ * @n:		how many
+ *
+ * Thread-safety: one thread at a time per @r.
+ */
+void wsx_ring_seen(struct wsx_ring *r, unsigned int n);
+
+/*
  * wsx_item_nop, wsx_item_spin, wsx_item_sleep, wsx_item_spawn,
  * wsx_item_fib, wsx_item_crc32c - fill an item (a struct wsx_req)
  * @item:	the item to fill; all its bytes are zeroed first

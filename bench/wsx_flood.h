@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsx_flood: what its two files share (wsx_flood.c: the command and the
+ * ioctl door; flood_rings.c: the doors through shared rings).
+ */
+#ifndef _WSX_FLOOD_H
+#define _WSX_FLOOD_H
+
+#include <time.h>
+
+#include <linux/types.h>
+
+static inline __u64 flood_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/*
+ * The NOP flood in @mode "rings", "uring-async" or "uring-inline": 0, 1 on
+ * a failure, 2 for an unknown mode.
+ */
+int flood_rings(const char *mode, unsigned long total, unsigned int batch,
+		unsigned long inflight);
+
+#endif /* _WSX_FLOOD_H */

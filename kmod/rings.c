@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx: the submission and completion rings a session shares with userspace
+ * (ABI 1.1: uapi/linux/wsx.h gives the layout and the calls).
+ *
+ * WSX_IOC_RING_SETUP allocates one vmalloc_user() area, which userspace
+ * maps with mmap(): a header of four u32 indices, each on its own cache
+ * line, the SQ's array of requests and the CQ's array of records.  The
+ * kernel works on its own mapping of the area, which lives until the
+ * session is released; a user mapping holds a reference on the file, so
+ * release comes after the last munmap() and munmap() while items run
+ * changes nothing for the kernel.
+ *
+ * Jobs live in job slots preallocated at setup, one per CQ entry, each
+ * holding the job and its root node (ops.h), so that a NOP, SPIN or SLEEP
+ * request allocates nothing and reads no clock unless it asks for
+ * timestamps.  Free slots sit on a lock-free list: the done callbacks
+ * push, ENTER takes the whole list at once when its private list runs dry.
+ *
+ * Protocol (modelled in models/sqcq.pml and models/sqcq_scribble.pml,
+ * which check these steps under sequential consistency; the barriers named
+ * here give the orders the model assumes)
+ * --------
+ * SQ  Userspace writes sqes[tail & mask], then stores tail (release).
+ *     ENTER, under sq_lock, loads tail (acquire: pairs with that release,
+ *     so the entries below tail are written), refuses tail - sq_head_k >
+ *     sq_entries, copies each entry once into a struct on the stack (the
+ *     shared entry is never read again: no double fetch), checks the copy,
+ *     and finally stores sq_head_k into the shared head (release: the
+ *     copies are done before userspace may reuse the entries).  sq_head_k
+ *     is the kernel's own; the shared head is written, never read.
+ *
+ * CQ  A record is posted under cq_lock, by the done callbacks of the Ms
+ *     and by ENTER for a malformed entry: write cqes[cq_tail_k & mask], put
+ *     the job slot back on the free list, store cq_tail_k + 1 into the
+ *     shared tail (release: the record and the slot's return before the
+ *     tail), and only then into cq_tail_k (release: the shared tail before
+ *     it).  cq_tail_k is the kernel's own, written only here; the shared
+ *     tail is written, never read.  Whoever waits on cq_tail_k without the
+ *     lock (a waiter, poll(), wsx_rings_destroy()) loads it with acquire:
+ *     once it shows a record, the shared tail shows it too, so ENTER never
+ *     returns before the records it waited for are visible to userspace.
+ *     So userspace may see a record, and store a head one past it, before
+ *     cq_tail_k shows it: ENTER's range check of the head (head at most
+ *     cq_entries behind cq_tail_k and not past it) looks again under
+ *     cq_lock before it refuses a head past cq_tail_k.  In the lock order,
+ *     ENTER's section comes after that of every post whose shared tail
+ *     userspace had seen when it stored the head, so it refuses no honest
+ *     head (wsx_rings_cq_head_ok()).
+ *     Userspace loads tail (acquire), reads the records below it and
+ *     stores head (release).
+ *
+ * Backpressure: an accepted SQ entry takes a CQ entry at once.  ENTER loads
+ *     the shared CQ head (acquire: pairs with userspace's release after its
+ *     reads), then cq_tail_k, and refuses a head past cq_tail_k or more than
+ *     cq_entries behind sub_total, the count of entries accepted (-EINVAL);
+ *     it accepts entries while sub_total - head < cq_entries.  So records
+ *     unread plus items in flight never exceed the CQ: no record is dropped
+ *     or overwritten, and a CQ nobody reads stops submission (-EBUSY).
+ *     Slots in use are sub_total - (slots freed) <= sub_total - cq_tail_k
+ *     <= sub_total - head < cq_entries, because a slot is freed before its
+ *     record's tail is stored; the chain slot push -> tail release ->
+ *     userspace acquire, head release -> ENTER's acquire makes that push
+ *     visible to an ENTER that sees the head.  So ENTER finds a free slot
+ *     whenever the CQ has room (WARN otherwise).
+ *
+ * Wake once: a waiter (ENTER with min_complete; waiters take wait_lock one
+ *     at a time) stores its target tail, head + min_complete, in cq_want,
+ *     then sleeps in wait_event(): prepare_to_wait()'s full barrier, then
+ *     the test of cq_tail_k.  A poster, after storing the tail, takes a full
+ *     barrier (wq_has_sleeper()) and wakes only if somebody sleeps and the
+ *     tail has reached cq_want.  Either the poster sees the sleeper or the
+ *     sleeper sees the tail: no wakeup is lost, and a waiter for 256 records
+ *     is woken once, not 256 times.  poll() and epoll sleepers are on the
+ *     session's queue (poll_wq, on which wsx_poll() always waits, so that
+ *     an epoll watch added before RING_SETUP sees the records too), woken
+ *     by every record after the same full barrier.
+ *
+ * Pick-up (WSX_RING_SQ_PICKUP; models/sqpickup.pml): such rings are on an
+ *     RCU list that an M with nothing to run walks before it parks
+ *     (wsx_rings_pickup_find()).  It skips a ring marked pickup_blocked.
+ *     For a ring whose SQ holds entries it returns the ring, and the M
+ *     consumes them (wsx_rings_pickup_one()); for the others it sets
+ *     WSX_SQ_NEED_ENTER, takes a full barrier and loads the SQ tail again.
+ *     Userspace stores the tail, takes a full barrier and loads the flag.
+ *     Either the M sees the new tail or userspace sees the flag and calls
+ *     ENTER: no entry is left behind while every M sleeps.
+ *
+ *     Invariant: while the flag is clear, an M that will walk the list
+ *     again before it parks exists.  Under sq_lock, the M first tests
+ *     pickup_blocked again (the walk's test is racy: another M may have
+ *     set it since), and leaves the ring as it is if set.  Else it clears
+ *     the flag (it walks again: the sched.c loop goes back after every
+ *     pick-up) and consumes as ENTER does.  What it cannot consume (a full
+ *     CQ, indices out of range, a CRC32C entry: an M works in no user's
+ *     mm and cannot pin pages) it leaves with the flag set and
+ *     pickup_blocked set, so the Ms skip the ring until an ENTER (which
+ *     clears it under sq_lock); the flag stays set meanwhile, since every
+ *     writer of a clear flag tests pickup_blocked under the lock first.
+ *     If it consumed nothing for lack of entries (a consumer was first),
+ *     it sets the flag again, with the same full barrier, and the next
+ *     walk loads the tail.  An M whose P goes offline stops without
+ *     walking again; it calls wsx_wakep() (sched.c) so that an M walks in
+ *     its place.  Writers of the flag: the walk (set, without the lock)
+ *     and pickup_one (under sq_lock); a stray set only costs an ENTER.
+ *
+ *     An M holds a reference on the rings while it consumes outside the
+ *     RCU read section; wsx_rings_quiesce() unlists them, waits for a
+ *     grace period and for the references.
+ *
+ * Release: the session's closing flag, the cancel flag of every job, is
+ *     set, so queued items skip their work.  wsx_rings_quiesce() then stops
+ *     the pick-up (after it no M consumes an entry), before the session's
+ *     delayed items are fired at once (wsx_timers_flush()), so that no
+ *     delayed item is queued behind the flush.  wsx_rings_destroy() waits
+ *     until cq_tail_k == sub_total (every accepted entry posted), takes
+ *     cq_lock once so that the last poster has left, then frees.
+ *
+ * Field tags: I = set up before the rings are published; S = under
+ * sq_lock; C = under cq_lock; W = under wait_lock; A = atomic (llist).
+ */
+#include <linux/completion.h>
+#include <linux/llist.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/rculist.h>
+#include <linux/refcount.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include <linux/wsx.h>
+
+#include "fault.h"
+#include "ops.h"
+#include "wsx_internal.h"
+
+/* Most entries of either ring, whatever the module parameter says. */
+#define WSX_RING_ENTRIES_LIMIT	65536U
+/* Entries ENTER consumes between two checks for a fatal signal. */
+#define WSX_ENTER_RESCHED	64
+/* Most entries an M consumes at one pick-up. */
+#define WSX_PICKUP_BATCH	256
+
+unsigned int wsx_ring_max_entries = 16384;
+
+/*
+ * The shared header: each index written by the side uapi/linux/wsx.h names,
+ * on a 64-byte line of its own on every architecture.
+ */
+struct wsx_rings_hdr {
+	u32 sq_head;
+	u32 pad0[15];
+	u32 sq_tail;
+	u32 pad1[15];
+	u32 cq_head;
+	u32 pad2[15];
+	u32 cq_tail;
+	u32 pad3[15];
+	u32 sq_flags;
+	u32 pad4[15];
+};
+
+struct wsx_rings;
+
+/* A preallocated job: one per CQ entry. */
+struct wsx_rslot {
+	struct wsx_job job;
+	struct wsx_rings *r;		/* I */
+	struct llist_node free;		/* on r->free or r->free_local */
+	u64 user_data;
+	u64 queued_ns;			/* 0 unless timed */
+	u32 op;
+	bool timed;			/* WSX_REQ_TIMESTAMPS */
+	struct wsx_node root;
+};
+
+struct wsx_rings {
+	void *mem;				/* I: the shared area */
+	size_t size;				/* I: its mapped length */
+	struct wsx_rings_hdr *hdr;		/* I */
+	struct wsx_req *sqes;			/* I */
+	struct wsx_completion *cqes;		/* I */
+	u32 sq_entries;				/* I */
+	u32 cq_entries;				/* I */
+	const bool *cancel;			/* I: the session's closing */
+	struct wsx_rslot *slots;		/* I */
+	bool pickup;				/* I: WSX_RING_SQ_PICKUP */
+	bool listed;			/* on wsx_pickup_rings: I, quiesce */
+	struct list_head pickup_node;		/* on wsx_pickup_rings */
+	refcount_t refs;			/* the list's, and Ms' */
+	struct completion unref;		/* refs dropped to 0 */
+
+	struct mutex sq_lock;			/* the S: fields */
+	u32 sq_head_k;			/* S, read racily by wsx_rings_pickup() */
+	bool pickup_blocked;		/* S, read racily: Ms wait for ENTER */
+	u32 sub_total;			/* S, read by wsx_rings_destroy() */
+	struct llist_node *free_local;		/* S */
+	struct llist_head free;			/* A */
+
+	spinlock_t cq_lock ____cacheline_aligned_in_smp;
+	u32 cq_tail_k;			/* C, read (acquire) by waiters */
+
+	struct mutex wait_lock;			/* one waiter at a time */
+	u32 cq_want;				/* W, read by posters */
+	wait_queue_head_t cq_wq;		/* ENTER's waiter, release */
+	wait_queue_head_t *poll_wq;		/* I: the session's, poll() */
+};
+
+/* Rings of WSX_RING_SQ_PICKUP sessions: under RCU, written under the lock. */
+static LIST_HEAD(wsx_pickup_rings);
+static DEFINE_SPINLOCK(wsx_pickup_lock);
+
+/* ---- the CQ ------------------------------------------------------------ */
+
+/* Post @rec, freeing @slot (if any) first: see "CQ" and "Wake once". */
+static void wsx_rings_post(struct wsx_rings *r,
+			   const struct wsx_completion *rec,
+			   struct wsx_rslot *slot)
+{
+	unsigned long flags;
+	u32 t;
+
+	spin_lock_irqsave(&r->cq_lock, flags);
+	t = r->cq_tail_k;
+	memcpy(&r->cqes[t & (r->cq_entries - 1)], rec, sizeof(*rec));
+	if (slot)
+		llist_add(&slot->free, &r->free);
+	/* release: the record and the slot's return before the tail */
+	smp_store_release(&r->hdr->cq_tail, t + 1);
+	wsx_fault(WSX_FAULT_POST_BETWEEN_TAILS);
+	/* release: the shared tail before what waiters test (acquire) */
+	smp_store_release(&r->cq_tail_k, t + 1);
+	/* full barrier, then: pairs with the waiter's prepare_to_wait() */
+	if (wq_has_sleeper(&r->cq_wq) &&
+	    (s32)(t + 1 - READ_ONCE(r->cq_want)) >= 0)
+		wake_up(&r->cq_wq);
+	/* ordered by the full barrier above */
+	if (waitqueue_active(r->poll_wq))
+		wake_up(r->poll_wq);
+	/* under the lock: wsx_rings_destroy() frees @r only after taking it */
+	spin_unlock_irqrestore(&r->cq_lock, flags);
+}
+
+/* The job of @slot finished: runs in the M of its last item. */
+static void wsx_rslot_done(struct wsx_job *job)
+{
+	struct wsx_rslot *slot = container_of(job, struct wsx_rslot, job);
+	struct wsx_completion rec;
+
+	if (READ_ONCE(*slot->r->cancel))
+		atomic64_inc(&wsx_cancelled_jobs);
+	wsx_record_fill(&rec, slot->user_data, slot->op, job, slot->queued_ns,
+			slot->timed ? ktime_get_ns() : 0);
+	wsx_rings_post(slot->r, &rec, slot);
+}
+
+/*
+ * Is userspace's CQ head @head (loaded with acquire) in range: at most
+ * cq_entries behind cq_tail_k, and not past it?  See "CQ" for the look
+ * under cq_lock.
+ */
+static bool wsx_rings_cq_head_ok(struct wsx_rings *r, u32 head)
+{
+	unsigned long flags;
+	u32 tail = READ_ONCE(r->cq_tail_k);
+
+	if (tail - head <= r->cq_entries)
+		return true;
+	spin_lock_irqsave(&r->cq_lock, flags);
+	tail = r->cq_tail_k;
+	spin_unlock_irqrestore(&r->cq_lock, flags);
+	return tail - head <= r->cq_entries;
+}
+
+/* ---- ENTER: the SQ ------------------------------------------------------ */
+
+/* A free job slot; ENTER only (under sq_lock). */
+static struct wsx_rslot *wsx_rslot_get(struct wsx_rings *r)
+{
+	struct llist_node *node = r->free_local;
+
+	if (!node)
+		node = llist_del_all(&r->free);
+	if (!node)
+		return NULL;
+	r->free_local = node->next;
+	return container_of(node, struct wsx_rslot, free);
+}
+
+static void wsx_rslot_unget(struct wsx_rings *r, struct wsx_rslot *slot)
+{
+	slot->free.next = r->free_local;
+	r->free_local = &slot->free;
+}
+
+/* Turn one SQ entry, copied out, into a queued job or an error record. */
+static void wsx_rings_submit_one(struct wsx_rings *r,
+				 const struct wsx_req *req)
+{
+	struct wsx_completion rec;
+	struct wsx_rslot *slot;
+	int err;
+
+	err = wsx_req_check(req, WSX_REQ_TIMESTAMPS);
+	if (err)
+		goto refuse;
+	slot = wsx_rslot_get(r);
+	if (WARN_ON_ONCE(!slot)) {	/* the protocol says it cannot be */
+		err = -EBUSY;
+		goto refuse;
+	}
+	wsx_job_init(&slot->job, wsx_rslot_done);
+	slot->job.cancel = r->cancel;
+	slot->user_data = req->user_data;
+	slot->op = req->op;
+	slot->timed = req->flags & WSX_REQ_TIMESTAMPS;
+	err = wsx_op_init(&slot->root, req, &slot->job);
+	if (err) {
+		wsx_rslot_unget(r, slot);
+		goto refuse;
+	}
+	slot->queued_ns = 0;
+	if (slot->timed) {
+		slot->root.item.flags |= WSX_ITEM_ROOT;	/* times the start */
+		slot->queued_ns = ktime_get_ns();
+	}
+	wsx_submit_root(&slot->root.item, req);
+	wsx_job_start(&slot->job);
+	return;
+refuse:
+	memset(&rec, 0, sizeof(rec));
+	rec.user_data = req->user_data;
+	rec.status = err;
+	wsx_rings_post(r, &rec, NULL);
+}
+
+/*
+ * Consume up to @to_submit new SQ entries, as far as the CQ has room, with
+ * sq_lock held: see "SQ" and "Backpressure" above.  An M (@in_m) stops at
+ * a CRC32C entry (*@error = -EAGAIN).  Returns 0 or -EINVAL (indices out of
+ * range); *@submitted and *@error as WSX_IOC_ENTER says.
+ */
+static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit, bool in_m,
+			     u32 *submitted, s32 *error)
+{
+	u32 tail, head, n, room, i = 0;
+	struct wsx_req req;
+	int ret = 0;
+
+	/* acquire: pairs with userspace's release of the SQ tail */
+	tail = smp_load_acquire(&r->hdr->sq_tail);
+	/* acquire: pairs with userspace's release of the CQ head */
+	head = smp_load_acquire(&r->hdr->cq_head);
+	n = tail - r->sq_head_k;
+	if (n > r->sq_entries || !wsx_rings_cq_head_ok(r, head) ||
+	    r->sub_total - head > r->cq_entries) {
+		ret = -EINVAL;
+		goto out;
+	}
+	room = r->cq_entries - (r->sub_total - head);
+	n = min(n, to_submit);
+	for (; i < n; i++) {
+		if (!room--) {
+			*error = -EBUSY;
+			break;
+		}
+		if (i % WSX_ENTER_RESCHED == WSX_ENTER_RESCHED - 1) {
+			if (fatal_signal_pending(current))
+				break;
+			cond_resched();
+		}
+		/* the one read of the entry */
+		memcpy(&req, &r->sqes[r->sq_head_k & (r->sq_entries - 1)],
+		       sizeof(req));
+		if (in_m && req.op == WSX_OP_CRC32C) {
+			/* forgotten: ENTER reads the entry afresh */
+			*error = -EAGAIN;
+			break;
+		}
+		WRITE_ONCE(r->sq_head_k, r->sq_head_k + 1);
+		/* before the job can finish: wsx_rings_destroy() reads it */
+		WRITE_ONCE(r->sub_total, r->sub_total + 1);
+		wsx_rings_submit_one(r, &req);
+	}
+	/* release: the entries are copied out before userspace reuses them */
+	smp_store_release(&r->hdr->sq_head, r->sq_head_k);
+out:
+	*submitted = i;
+	return ret;
+}
+
+static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
+			    u32 *submitted, s32 *error)
+{
+	int ret;
+
+	if (mutex_lock_killable(&r->sq_lock))
+		return -EINTR;
+	ret = wsx_rings_consume(r, to_submit, false, submitted, error);
+	/* the Ms may try again; the flag stays as it is until one does */
+	WRITE_ONCE(r->pickup_blocked, false);
+	mutex_unlock(&r->sq_lock);
+	return ret;
+}
+
+/* ---- pick-up by the Ms -------------------------------------------------- */
+
+/* Does the SQ of @r hold entries nobody consumed?  Racy: a hint. */
+static bool wsx_rings_sq_pending(struct wsx_rings *r)
+{
+	return READ_ONCE(r->hdr->sq_tail) != READ_ONCE(r->sq_head_k);
+}
+
+/*
+ * The SQ of @r looks empty: announce that no M will look again, then look
+ * again (see "Pick-up").  True if entries came meanwhile.
+ */
+static bool wsx_rings_announce(struct wsx_rings *r)
+{
+	if (!(READ_ONCE(r->hdr->sq_flags) & WSX_SQ_NEED_ENTER))
+		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
+	/* StoreLoad: pairs with userspace's fence after its tail store */
+	smp_mb();
+	return wsx_rings_sq_pending(r);
+}
+
+/**
+ * wsx_rings_pickup_find - an M with nothing to run, before it parks: find
+ * a WSX_RING_SQ_PICKUP session whose SQ holds entries, announcing the others
+ *
+ * Return: the rings, with a reference that wsx_rings_pickup_one() drops,
+ * or NULL once every session was announced (or is blocked).
+ */
+struct wsx_rings *wsx_rings_pickup_find(void)
+{
+	struct wsx_rings *r, *found = NULL;
+
+	if (list_empty(&wsx_pickup_rings))
+		return NULL;
+	rcu_read_lock();
+	list_for_each_entry_rcu(r, &wsx_pickup_rings, pickup_node) {
+		if (READ_ONCE(r->pickup_blocked))
+			continue;	/* the flag is set: ENTER will come */
+		if ((wsx_rings_sq_pending(r) || wsx_rings_announce(r)) &&
+		    refcount_inc_not_zero(&r->refs)) {
+			found = r;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * wsx_rings_pickup_one - consume what the SQ of @r holds, as ENTER would
+ * @r:		from wsx_rings_pickup_find(); its reference is dropped
+ *
+ * See "Pick-up".  The caller walks again before it parks.  What it cannot
+ * consume (a full CQ, bad indices, a CRC32C entry) it leaves to ENTER, with
+ * the flag set; the Ms skip @r until the next ENTER.
+ */
+void wsx_rings_pickup_one(struct wsx_rings *r)
+{
+	u32 submitted = 0;
+	s32 error = 0;
+
+	wsx_fault(WSX_FAULT_PICKUP_BEFORE_LOCK);
+	mutex_lock(&r->sq_lock);
+	/* blocked after our walk looked: the flag is set, leave it so */
+	if (r->pickup_blocked)
+		goto out;
+	/* this M walks again before it parks: userspace need not enter */
+	WRITE_ONCE(r->hdr->sq_flags, 0);
+	if (wsx_rings_consume(r, WSX_PICKUP_BATCH, true, &submitted, &error) ||
+	    error) {
+		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
+		WRITE_ONCE(r->pickup_blocked, true);
+	} else if (!submitted) {
+		/* another consumer was first: the walk's announce, again */
+		wsx_rings_announce(r);
+	}
+out:
+	mutex_unlock(&r->sq_lock);
+	if (refcount_dec_and_test(&r->refs))
+		complete(&r->unref);
+}
+
+/* Are there WSX_RING_SQ_PICKUP sessions?  Racy: for wsx_m_stop_p(). */
+bool wsx_rings_pickup_any(void)
+{
+	return !list_empty(&wsx_pickup_rings);
+}
+
+/* ---- ENTER: waiting ----------------------------------------------------- */
+
+/* Has the CQ tail reached @target? */
+static bool wsx_rings_reached(struct wsx_rings *r, u32 target)
+{
+	/* acquire: pairs with wsx_rings_post(), the shared tail shows it */
+	return (s32)(smp_load_acquire(&r->cq_tail_k) - target) >= 0;
+}
+
+/* Wait until @min records are ready to read: see "Wake once" above. */
+static int wsx_rings_wait(struct wsx_rings *r, u32 min, s64 timeout_ns)
+{
+	u32 head, target;
+	long ret;
+
+	if (mutex_lock_interruptible(&r->wait_lock))
+		return -EINTR;
+	/* acquire: pairs with userspace's release of the CQ head */
+	head = smp_load_acquire(&r->hdr->cq_head);
+	if (!wsx_rings_cq_head_ok(r, head)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	target = head + min;
+	WRITE_ONCE(r->cq_want, target);
+	if (timeout_ns < 0)
+		ret = wait_event_interruptible(r->cq_wq,
+					       wsx_rings_reached(r, target));
+	else
+		ret = wait_event_interruptible_hrtimeout(r->cq_wq,
+							 wsx_rings_reached(r, target),
+							 ns_to_ktime(timeout_ns));
+	if (ret == -ERESTARTSYS)
+		ret = -EINTR;
+	else if (ret == -ETIME)
+		ret = -ETIMEDOUT;
+out:
+	mutex_unlock(&r->wait_lock);
+	return ret;
+}
+
+/**
+ * wsx_rings_enter - WSX_IOC_ENTER, on a copy of its argument
+ * @r:		the session's rings
+ * @e:		the copy; @e->submitted and @e->error are set
+ *
+ * Return: 0, or -errno as WSX_IOC_ENTER documents.
+ */
+long wsx_rings_enter(struct wsx_rings *r, struct wsx_enter *e)
+{
+	int ret;
+
+	e->submitted = 0;
+	e->error = 0;
+	if (e->flags || e->reserved)
+		return -EINVAL;
+	if (e->min_complete > r->cq_entries)
+		return -E2BIG;
+	if (e->to_submit) {
+		ret = wsx_rings_submit(r, e->to_submit, &e->submitted,
+				       &e->error);
+		if (ret)
+			return ret;
+	}
+	return e->min_complete ?
+	       wsx_rings_wait(r, e->min_complete, e->timeout_ns) : 0;
+}
+
+/* ---- setup, mmap, poll, release ----------------------------------------- */
+
+/* Check @setup and fill in its cq_entries (0 = 2 x sq_entries). */
+static int wsx_rings_check(struct wsx_ring_setup *setup)
+{
+	u32 max = min(READ_ONCE(wsx_ring_max_entries), WSX_RING_ENTRIES_LIMIT);
+
+	if ((setup->flags & ~WSX_RING_SQ_PICKUP) || setup->reserved0 ||
+	    memchr_inv(setup->reserved, 0, sizeof(setup->reserved)))
+		return -EINVAL;
+	if (!setup->cq_entries && setup->sq_entries <= U32_MAX / 2)
+		setup->cq_entries = 2 * setup->sq_entries;
+	if (!is_power_of_2(setup->sq_entries) ||
+	    !is_power_of_2(setup->cq_entries) ||
+	    setup->cq_entries < setup->sq_entries)
+		return -EINVAL;
+	if (setup->sq_entries > max || setup->cq_entries > max)
+		return -E2BIG;
+	return 0;
+}
+
+/* Lay the area out; fill in @setup's offsets and size. */
+static void wsx_rings_layout(struct wsx_rings *r,
+			     struct wsx_ring_setup *setup)
+{
+	size_t sqes = ALIGN(sizeof(struct wsx_rings_hdr), 64);
+	size_t cqes = sqes + (size_t)r->sq_entries * sizeof(struct wsx_req);
+
+	r->size = PAGE_ALIGN(cqes + (size_t)r->cq_entries *
+			     sizeof(struct wsx_completion));
+	setup->mmap_size = r->size;
+	setup->sq_head = offsetof(struct wsx_rings_hdr, sq_head);
+	setup->sq_tail = offsetof(struct wsx_rings_hdr, sq_tail);
+	setup->cq_head = offsetof(struct wsx_rings_hdr, cq_head);
+	setup->cq_tail = offsetof(struct wsx_rings_hdr, cq_tail);
+	setup->sq_flags = offsetof(struct wsx_rings_hdr, sq_flags);
+	setup->sqes = sqes;
+	setup->cqes = cqes;
+}
+
+static void wsx_rings_free(struct wsx_rings *r)
+{
+	vfree(r->mem);
+	kvfree(r->slots);
+	kfree(r);
+}
+
+/**
+ * wsx_rings_create - WSX_IOC_RING_SETUP, on a copy of its argument
+ * @setup:	the copy; its out fields are filled
+ * @cancel:	the session's closing flag, the cancel flag of its jobs
+ * @poll_wq:	the session's queue of poll() sleepers
+ *
+ * Return: the rings, or an ERR_PTR of the errors WSX_IOC_RING_SETUP lists.
+ */
+struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
+				   const bool *cancel,
+				   wait_queue_head_t *poll_wq)
+{
+	struct wsx_rings *r;
+	u32 i;
+	int ret;
+
+	ret = wsx_rings_check(setup);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = wsx_inflight_reserve(setup->cq_entries);
+	if (ret)
+		return ERR_PTR(ret);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		goto nomem;
+	r->sq_entries = setup->sq_entries;
+	r->cq_entries = setup->cq_entries;
+	r->cancel = cancel;
+	r->poll_wq = poll_wq;
+	wsx_rings_layout(r, setup);
+	r->mem = vmalloc_user(r->size);
+	r->slots = kvcalloc(r->cq_entries, sizeof(*r->slots), GFP_KERNEL);
+	if (!r->mem || !r->slots) {
+		wsx_rings_free(r);
+		goto nomem;
+	}
+	r->hdr = r->mem;
+	r->sqes = r->mem + setup->sqes;
+	r->cqes = r->mem + setup->cqes;
+	for (i = 0; i < r->cq_entries; i++) {
+		r->slots[i].r = r;
+		wsx_rslot_unget(r, &r->slots[i]);
+	}
+	init_llist_head(&r->free);
+	mutex_init(&r->sq_lock);
+	spin_lock_init(&r->cq_lock);
+	mutex_init(&r->wait_lock);
+	init_waitqueue_head(&r->cq_wq);
+	r->pickup = setup->flags & WSX_RING_SQ_PICKUP;
+	if (r->pickup) {
+		/* no M has looked yet */
+		r->hdr->sq_flags = WSX_SQ_NEED_ENTER;
+		refcount_set(&r->refs, 1);
+		init_completion(&r->unref);
+		r->listed = true;
+		spin_lock(&wsx_pickup_lock);
+		list_add_tail_rcu(&r->pickup_node, &wsx_pickup_rings);
+		spin_unlock(&wsx_pickup_lock);
+	}
+	return r;
+nomem:
+	wsx_inflight_unreserve(setup->cq_entries);
+	return ERR_PTR(-ENOMEM);
+}
+
+/**
+ * wsx_rings_quiesce - stop the Ms' pick-up of @r: no M consumes after it
+ * @r:		the rings; the session is closing, nobody calls ENTER
+ *
+ * For release, before it fires the session's delayed items (see
+ * "Release"); wsx_rings_destroy() calls it too.  Idempotent.
+ */
+void wsx_rings_quiesce(struct wsx_rings *r)
+{
+	if (!r->listed)
+		return;
+	r->listed = false;
+	spin_lock(&wsx_pickup_lock);
+	list_del_rcu(&r->pickup_node);
+	spin_unlock(&wsx_pickup_lock);
+	synchronize_rcu();	/* no M finds the rings any more */
+	if (!refcount_dec_and_test(&r->refs))
+		wait_for_completion(&r->unref);
+}
+
+/**
+ * wsx_rings_destroy - free the rings once every accepted job has posted
+ * @r:		the rings; the session is closing, nobody calls ENTER
+ */
+void wsx_rings_destroy(struct wsx_rings *r)
+{
+	u32 all;
+
+	wsx_rings_quiesce(r);
+	all = READ_ONCE(r->sub_total);
+	WRITE_ONCE(r->cq_want, all);
+	wait_event(r->cq_wq, wsx_rings_reached(r, all));
+	/* the last poster wakes us under the lock: let it leave */
+	spin_lock_irq(&r->cq_lock);
+	spin_unlock_irq(&r->cq_lock);
+	wsx_inflight_unreserve(r->cq_entries);
+	wsx_rings_free(r);
+}
+
+/**
+ * wsx_rings_mmap - map the rings into userspace
+ * @r:		the rings
+ * @vma:	at offset WSX_RING_MMAP_OFF, at most the rings' size
+ *
+ * Return: 0, or -EINVAL for another offset, a longer or a private mapping.
+ */
+int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_SHARED) ||
+	    vma->vm_pgoff != WSX_RING_MMAP_OFF >> PAGE_SHIFT ||
+	    vma->vm_end - vma->vm_start > r->size)
+		return -EINVAL;
+	return remap_vmalloc_range(vma, r->mem, 0);
+}
+
+/**
+ * wsx_rings_poll - poll(): are records ready to read in the CQ?
+ * @r:		the rings; the caller is on their poll_wq already
+ */
+bool wsx_rings_poll(struct wsx_rings *r)
+{
+	/* StoreLoad: on the queue before the test, as in wsx_rings_post() */
+	smp_mb();
+	/* acquire: pairs with wsx_rings_post(), the shared tail shows it */
+	return (s32)(smp_load_acquire(&r->cq_tail_k) -
+		     READ_ONCE(r->hdr->cq_head)) > 0;
+}

@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rings /dev/wsx shares with userspace (ABI 1.1): setup and mmap with
+ * every bad size, offset and flag; results and timestamps through the
+ * rings; malformed SQ entries answered by error records; SQ tails and CQ
+ * heads out of range refused; backpressure with a CQ smaller than the
+ * items in flight (nothing lost); exactly once over WSX_RING_ITEMS
+ * (default 1,000,000, divided by WSX_SCALE) items from 3 processes at
+ * mixed placements, through ENTER and in the mode where the executor's Ms
+ * pick the entries up (WSX_RING_SQ_PICKUP); that mode's NEED_ENTER flag
+ * and its CRC32C entries left to ENTER; two threads sharing one ring; a
+ * scribbler writing garbage over the shared words while items run; munmap
+ * and fork while items run; close with items in flight; wait timeouts and
+ * poll.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "crc32c_ref.h"
+#include "wsx_rings.h"
+
+#define SEC		1000000000LL
+
+/* For the tests that need a longer timeout than the harness's default. */
+FIXTURE(slow) {
+	int unused;
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
+static struct wsx_req nop(__u64 id)
+{
+	return wsx_test_req(WSX_OP_NOP, id, WSX_PLACE_LOCAL, 0, 0, 0, 0);
+}
+
+/* ---- setup and mmap ------------------------------------------------- */
+
+static long setup_with(int fd, struct wsx_ring_setup *p)
+{
+	return wsx_test_ioctl(fd, WSX_IOC_RING_SETUP, p);
+}
+
+TEST(setup_bad_arguments)
+{
+	struct wsx_ring_setup p;
+	int fd = wsx_test_open();
+	char max[32];
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_test_param("ring_max_entries", max, sizeof(max)));
+#define BAD(what, set, err) do {					\
+		memset(&p, 0, sizeof(p));				\
+		p.sq_entries = 16;					\
+		set;							\
+		EXPECT_EQ(err, setup_with(fd, &p)) TH_LOG("%s", what);	\
+	} while (0)
+	BAD("sq 0", p.sq_entries = 0, -EINVAL);
+	BAD("sq 3", p.sq_entries = 3, -EINVAL);
+	BAD("cq 24", p.cq_entries = 24, -EINVAL);
+	BAD("cq under sq", p.cq_entries = 8, -EINVAL);
+	BAD("flags", p.flags = 2, -EINVAL);
+	BAD("reserved0", p.reserved0 = 1, -EINVAL);
+	BAD("reserved[2]", p.reserved[2] = 1, -EINVAL);
+	BAD("sq 2^31", p.sq_entries = 1U << 31, -EINVAL);
+	BAD("sq over the limit", p.sq_entries = 2 * strtoul(max, NULL, 10),
+	    -E2BIG);
+	BAD("cq over the limit", p.cq_entries = 2 * strtoul(max, NULL, 10),
+	    -E2BIG);
+#undef BAD
+	EXPECT_EQ(-EFAULT, wsx_test_ioctl(fd, WSX_IOC_RING_SETUP, (void *)8));
+	/* nothing was set up by the failures: ENTER and mmap say so */
+	EXPECT_EQ(-ENXIO, wsx_tring_enter(&(struct wsx_tring){ .fd = fd },
+					  0, 0, 0, NULL));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, 0));
+	EXPECT_EQ(ENXIO, errno);
+	close(fd);
+}
+
+TEST(setup_reports_layout_and_mmap_bounds)
+{
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+	void *m;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 8, 0));
+	EXPECT_EQ(16, t.p.cq_entries);		/* 0: twice the SQ */
+	EXPECT_LE(t.p.cqes + 16 * sizeof(struct wsx_completion),
+		  t.p.mmap_size);
+	EXPECT_LE(t.p.sqes + 8 * sizeof(struct wsx_req), t.p.cqes);
+	EXPECT_EQ(0, *t.sq_head);
+	EXPECT_EQ(0, *t.cq_tail);
+	/* a second setup on the same session */
+	EXPECT_EQ(-EBUSY, setup_with(fd, &t.p));
+	/* past the end, at another offset, private */
+	m = mmap(NULL, t.p.mmap_size + 4096, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 4096);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+TEST(enter_bad_arguments)
+{
+	struct wsx_tring t;
+	struct wsx_enter e;
+	int fd = wsx_test_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 8, 16));
+	memset(&e, 0, sizeof(e));
+	e.flags = 1;
+	EXPECT_EQ(-EINVAL, wsx_test_ioctl(fd, WSX_IOC_ENTER, &e));
+	memset(&e, 0, sizeof(e));
+	e.reserved = 1;
+	EXPECT_EQ(-EINVAL, wsx_test_ioctl(fd, WSX_IOC_ENTER, &e));
+	EXPECT_EQ(-E2BIG, wsx_tring_enter(&t, 0, 17, 0, NULL));
+	EXPECT_EQ(-EFAULT, wsx_test_ioctl(fd, WSX_IOC_ENTER, (void *)8));
+	/* nothing in flight: a wait times out */
+	EXPECT_EQ(-ETIMEDOUT, wsx_tring_enter(&t, 0, 1, 1000000, NULL));
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+/* ---- results, errors, indices ---------------------------------------- */
+
+struct collect {
+	struct wsx_completion recs[64];
+	int count[64];
+	int bad;
+};
+
+static bool collect_one(const struct wsx_completion *rec, void *arg)
+{
+	struct collect *c = arg;
+
+	if (rec->user_data >= 64) {
+		c->bad++;
+		return false;
+	}
+	c->recs[rec->user_data] = *rec;
+	c->count[rec->user_data]++;
+	return true;
+}
+
+TEST(results_and_timestamps)
+{
+	struct collect c = { 0 };
+	struct wsx_req reqs[4];
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+	__u64 t0;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 4, 8));
+	reqs[0] = nop(0);
+	reqs[1] = wsx_test_req(WSX_OP_FIB, 1, WSX_PLACE_GLOBAL, 0, 20, 0, 0);
+	reqs[2] = wsx_test_req(WSX_OP_SPAWN, 2, WSX_PLACE_P, 0, 2, 3, 0);
+	reqs[3] = nop(3);
+	reqs[3].flags = WSX_REQ_TIMESTAMPS;
+	t0 = wsx_test_now_ns();
+	ASSERT_EQ(0, wsx_tring_run(&t, reqs, 4, collect_one, &c, 30 * SEC));
+	for (int i = 0; i < 4; i++) {
+		EXPECT_EQ(1, c.count[i]);
+		EXPECT_EQ(0, c.recs[i].status);
+	}
+	EXPECT_EQ(6765, c.recs[1].result);
+	EXPECT_EQ(15, c.recs[2].result);
+	EXPECT_EQ(15, c.recs[2].nodes);
+	/* untimed: no clock read, all zero */
+	EXPECT_EQ(0, c.recs[0].queued_ns);
+	EXPECT_EQ(0, c.recs[0].started_ns);
+	EXPECT_EQ(0, c.recs[0].finished_ns);
+	/* timed: ordered, after t0 */
+	EXPECT_LE(t0, c.recs[3].queued_ns);
+	EXPECT_LE(c.recs[3].queued_ns, c.recs[3].started_ns);
+	EXPECT_LE(c.recs[3].started_ns, c.recs[3].finished_ns);
+	EXPECT_LE(c.recs[3].finished_ns, wsx_test_now_ns());
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+TEST(malformed_entries_get_error_records)
+{
+	struct collect c = { 0 };
+	struct wsx_req reqs[8];
+	struct wsx_tring t;
+	int fd = wsx_test_open(), nprocs;
+	static const int want[8] = {
+		0, -EINVAL, -EINVAL, -E2BIG, -ENXIO, -EINVAL, -EINVAL, 0
+	};
+
+	ASSERT_LE(0, fd);
+	nprocs = wsx_test_nprocs(fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 8, 8));
+	for (int i = 0; i < 8; i++)
+		reqs[i] = nop(i);
+	reqs[1].flags = 2;				/* unknown flag */
+	reqs[2].op = 99;				/* unknown op */
+	reqs[3] = wsx_test_req(WSX_OP_FIB, 3, 0, 0, 31, 0, 0);
+	reqs[4] = wsx_test_req(WSX_OP_NOP, 4, WSX_PLACE_P, nprocs, 0, 0, 0);
+	reqs[5].reserved = 1;
+	reqs[6].args[3] = 1;				/* unused argument */
+	ASSERT_EQ(0, wsx_tring_run(&t, reqs, 8, collect_one, &c, 30 * SEC));
+	for (int i = 0; i < 8; i++) {
+		EXPECT_EQ(1, c.count[i]);
+		EXPECT_EQ(want[i], c.recs[i].status) TH_LOG("entry %d", i);
+	}
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+TEST(indices_out_of_range)
+{
+	struct collect c = { 0 };
+	struct wsx_req r = nop(5);
+	struct wsx_tring t;
+	struct wsx_enter e;
+	int fd = wsx_test_open();
+	__u32 keep;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 4, 8));
+	ASSERT_TRUE(wsx_tring_push(&t, &r));
+	/* an SQ tail more than sq_entries ahead, and one behind the head */
+	keep = *t.sq_tail;
+	*t.sq_tail = keep + 4;
+	EXPECT_EQ(-EINVAL, wsx_tring_enter(&t, 8, 0, 0, &e));
+	EXPECT_EQ(0, e.submitted);
+	*t.sq_tail = keep - 2;
+	EXPECT_EQ(-EINVAL, wsx_tring_enter(&t, 8, 0, 0, &e));
+	*t.sq_tail = keep;
+	/* a CQ head past the tail, and one too far behind it */
+	*t.cq_head = 1;
+	EXPECT_EQ(-EINVAL, wsx_tring_enter(&t, 8, 0, 0, &e));
+	EXPECT_EQ(-EINVAL, wsx_tring_enter(&t, 0, 1, 0, &e));
+	*t.cq_head = -9;
+	EXPECT_EQ(-EINVAL, wsx_tring_enter(&t, 8, 0, 0, &e));
+	*t.cq_head = 0;
+	/* the shared SQ head and CQ tail are the module's: writes ignored */
+	*t.sq_head = 77;
+	*t.cq_tail = 1000;
+	EXPECT_EQ(0, *t.cq_head);
+	EXPECT_EQ(0, wsx_tring_enter(&t, 8, 1, 30 * SEC, &e));
+	EXPECT_EQ(1, e.submitted);
+	EXPECT_EQ(1, *t.sq_head);
+	EXPECT_EQ(1, *t.cq_tail);
+	EXPECT_EQ(1, wsx_tring_reap(&t, 0, collect_one, &c));
+	EXPECT_EQ(1, c.count[5]);
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+/* ---- backpressure ------------------------------------------------------ */
+
+struct once {
+	unsigned char *seen;
+	size_t n;
+	size_t dups, bad;
+};
+
+static bool once_one(const struct wsx_completion *rec, void *arg)
+{
+	struct once *o = arg;
+
+	if (rec->user_data >= o->n || rec->status) {
+		o->bad++;
+		return false;
+	}
+	if (o->seen[rec->user_data]++)
+		o->dups++;
+	return true;
+}
+
+static size_t once_missing(const struct once *o)
+{
+	size_t missing = 0;
+
+	for (size_t i = 0; i < o->n; i++)
+		missing += !o->seen[i];
+	return missing;
+}
+
+TEST(backpressure_holds_everything)
+{
+	struct wsx_req reqs[64];
+	struct once o = { .n = 64 };
+	struct wsx_tring t;
+	struct wsx_enter e;
+	int fd = wsx_test_open();
+
+	ASSERT_LE(0, fd);
+	o.seen = calloc(o.n, 1);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 16, 16));
+	for (int i = 0; i < 64; i++)
+		reqs[i] = nop(i);
+	for (int i = 0; i < 16; i++)
+		ASSERT_TRUE(wsx_tring_push(&t, &reqs[i]));
+	ASSERT_EQ(0, wsx_tring_enter(&t, 16, 16, 30 * SEC, &e));
+	EXPECT_EQ(16, e.submitted);
+	EXPECT_EQ(0, e.error);
+	/* the CQ is full and unread: nothing more goes in */
+	for (int i = 16; i < 32; i++)
+		ASSERT_TRUE(wsx_tring_push(&t, &reqs[i]));
+	EXPECT_EQ(0, wsx_tring_enter(&t, 16, 0, 0, &e));
+	EXPECT_EQ(0, e.submitted);
+	EXPECT_EQ(-EBUSY, e.error);
+	EXPECT_EQ(16, wsx_tring_unsubmitted(&t));
+	/* the records wait until read; reading 5 lets exactly 5 in */
+	usleep(100000);
+	EXPECT_EQ(16, wsx_tring_ready(&t));
+	EXPECT_EQ(5, wsx_tring_reap(&t, 5, once_one, &o));
+	EXPECT_EQ(0, wsx_tring_enter(&t, 16, 0, 0, &e));
+	EXPECT_EQ(5, e.submitted);
+	EXPECT_EQ(-EBUSY, e.error);
+	/* then everything else, in a CQ far smaller than the total */
+	while (wsx_tring_ready(&t) || wsx_tring_unsubmitted(&t)) {
+		wsx_tring_reap(&t, 0, once_one, &o);
+		ASSERT_EQ(0, wsx_tring_enter(&t, 16, 0, 0, NULL));
+		usleep(1000);
+	}
+	ASSERT_EQ(0, wsx_tring_run(&t, reqs + 32, 32, once_one, &o,
+				   30 * SEC));
+	EXPECT_EQ(0, o.dups);
+	EXPECT_EQ(0, o.bad);
+	EXPECT_EQ(0, once_missing(&o));
+	free(o.seen);
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+TEST(small_cq_many_items)
+{
+	size_t n = wsx_test_scaled(20000, 2000);
+	struct once o = { .n = n };
+	struct wsx_req *reqs = calloc(n, sizeof(*reqs));
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+
+	ASSERT_LE(0, fd);
+	o.seen = calloc(n, 1);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 4, 4));
+	for (size_t i = 0; i < n; i++)
+		reqs[i] = wsx_test_req(i % 7 ? WSX_OP_NOP : WSX_OP_SPIN, i,
+				       i % 3, 0, i % 7 ? 0 : 20000, 0, 0);
+	ASSERT_EQ(0, wsx_tring_run(&t, reqs, n, once_one, &o, 30 * SEC));
+	EXPECT_EQ(0, o.dups);
+	EXPECT_EQ(0, o.bad);
+	EXPECT_EQ(0, once_missing(&o));
+	free(reqs);
+	free(o.seen);
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+/* ---- exactly once from 3 processes ------------------------------------- */
+
+#define SPAWN_EVERY	1000
+#define SPAWN_NODES	63	/* fanout 2, depth 5 */
+
+static bool once_spawn(const struct wsx_completion *rec, void *arg)
+{
+	bool spawn = rec->user_data % SPAWN_EVERY == SPAWN_EVERY - 1;
+
+	if (!once_one(rec, arg))
+		return false;
+	if (rec->nodes != (spawn ? SPAWN_NODES : 1))
+		((struct once *)arg)->bad++;
+	return true;
+}
+
+/*
+ * One process's share: @n items, ids 0 .. n-1, through rings set up with
+ * @flags; exit status 0 if right.
+ */
+static int once_child(size_t n, int nprocs, int which, __u32 flags)
+{
+	struct once o = { .n = n };
+	struct wsx_req *reqs = calloc(n, sizeof(*reqs));
+	struct wsx_tring t;
+	int fd = wsx_test_open(), ret;
+	size_t enters = 0;
+
+	o.seen = calloc(n, 1);
+	if (fd < 0 || !reqs || !o.seen ||
+	    wsx_tring_setup_flags(&t, fd, 256 << which, 1024 << which, flags))
+		return 2;
+	for (size_t id = 0; id < n; id++) {
+		__u16 place = (id + which) % 3;
+		__u32 target = place == WSX_PLACE_P ? (id / 3) % nprocs : 0;
+
+		if (id % SPAWN_EVERY == SPAWN_EVERY - 1)
+			reqs[id] = wsx_test_req(WSX_OP_SPAWN, id, place, target,
+						2, 5, 0);
+		else
+			reqs[id] = wsx_test_req(WSX_OP_NOP, id, place, target,
+						0, 0, 0);
+	}
+	ret = wsx_tring_run_counted(&t, reqs, n, once_spawn, &o, 60 * SEC,
+				    &enters);
+	printf("# process %d: %zu items, %zu ENTER calls\n", which, n, enters);
+	fflush(stdout);		/* the caller leaves with _exit() */
+	if (ret || o.dups || o.bad || once_missing(&o)) {
+		fprintf(stderr, "# child %d: run %d dups %zu bad %zu missing %zu\n",
+			which, ret, o.dups, o.bad, once_missing(&o));
+		return 1;
+	}
+	return 0;
+}
+
+/* Exactly once over the items of 3 processes through rings of @flags. */
+static void three_processes(struct __test_metadata *_metadata, __u32 flags)
+{
+	const char *env = getenv("WSX_RING_ITEMS");
+	size_t n = env ? strtoul(env, NULL, 10) :
+		   wsx_test_scaled(1000000, 30000);
+	static char before[1 << 16], after[1 << 16];
+	size_t share = n / 3, spawns = 0;
+	long long executed;
+	int fd = wsx_test_open(), nprocs, status;
+	pid_t pid[3];
+
+	ASSERT_LE(0, fd);
+	nprocs = wsx_test_nprocs(fd);
+	ASSERT_LT(0, wsx_test_read_debugfs("stats", before, sizeof(before)));
+	for (int i = 0; i < 3; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i])
+			_exit(once_child(share, nprocs, i, flags));
+	}
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("process %d: status %#x", i, status);
+	}
+	ASSERT_LT(0, wsx_test_read_debugfs("stats", after, sizeof(after)));
+	spawns = share / SPAWN_EVERY;
+	executed = wsx_test_stat_sum(after, nprocs, "executed") -
+		   wsx_test_stat_sum(before, nprocs, "executed");
+	EXPECT_EQ((long long)3 * (share - spawns + spawns * SPAWN_NODES),
+		  executed);
+	TH_LOG("3 x %zu items through the rings: %lld executed", share,
+	       executed);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(slow, exactly_once_three_processes, 900)
+{
+	three_processes(_metadata, 0);
+}
+
+TEST_F_TIMEOUT(slow, exactly_once_three_processes_pickup, 900)
+{
+	three_processes(_metadata, WSX_RING_SQ_PICKUP);
+}
+
+TEST(pickup_flag_and_crc32c)
+{
+	static unsigned char buf[3 * 4096 + 100];
+	struct collect c = { 0 };
+	struct wsx_req reqs[8];
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup_flags(&t, fd, 8, 16, WSX_RING_SQ_PICKUP));
+	/* no M has looked: ENTER is needed */
+	EXPECT_EQ(WSX_SQ_NEED_ENTER, *t.sq_flags);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = i * 13 + 1;
+	for (int i = 0; i < 8; i++)
+		reqs[i] = nop(i);
+	/* a CRC32C entry amid NOPs: the Ms leave it to ENTER */
+	reqs[3] = wsx_test_req(WSX_OP_CRC32C, 3, 0, 0, (uintptr_t)buf,
+			       sizeof(buf), 4096);
+	ASSERT_EQ(0, wsx_tring_run(&t, reqs, 8, collect_one, &c, 30 * SEC));
+	for (int i = 0; i < 8; i++) {
+		EXPECT_EQ(1, c.count[i]);
+		EXPECT_EQ(0, c.recs[i].status);
+	}
+	EXPECT_EQ(crc32c_ref(0, buf, sizeof(buf)), c.recs[3].result);
+	/* once every M sleeps, each has announced it: ENTER needed again */
+	usleep(300000);
+	EXPECT_EQ(WSX_SQ_NEED_ENTER, *t.sq_flags);
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+/* ---- two threads on one ring ------------------------------------------- */
+
+struct shared_ring {
+	struct wsx_tring t;
+	pthread_mutex_t sq;		/* the SQ's writers: one at a time */
+	struct once o;
+	pthread_mutex_t cq;		/* the CQ's readers */
+	size_t per_thread;
+	int errors;
+};
+
+static void *ring_thread(void *arg)
+{
+	static int which;
+	struct shared_ring *s = arg;
+	size_t base = s->per_thread * __atomic_fetch_add(&which, 1,
+							 __ATOMIC_RELAXED);
+	size_t sent = 0;
+
+	while (sent < s->per_thread) {
+		struct wsx_req r = nop(base + sent);
+		bool pushed;
+
+		pthread_mutex_lock(&s->sq);
+		pushed = wsx_tring_push(&s->t, &r);
+		pthread_mutex_unlock(&s->sq);
+		sent += pushed;
+		/* both threads enter at once: the module serialises itself */
+		if (wsx_tring_enter(&s->t, 64, 0, 0, NULL) < 0)
+			s->errors++;
+		pthread_mutex_lock(&s->cq);
+		wsx_tring_reap(&s->t, 0, once_one, &s->o);
+		pthread_mutex_unlock(&s->cq);
+	}
+	return NULL;
+}
+
+TEST(two_threads_one_ring)
+{
+	static struct shared_ring s;
+	pthread_t th[2];
+	int fd = wsx_test_open(), spins = 0;
+
+	ASSERT_LE(0, fd);
+	s.per_thread = wsx_test_scaled(20000, 1000);
+	s.o.n = 2 * s.per_thread;
+	s.o.seen = calloc(s.o.n, 1);
+	pthread_mutex_init(&s.sq, NULL);
+	pthread_mutex_init(&s.cq, NULL);
+	ASSERT_EQ(0, wsx_tring_setup(&s.t, fd, 64, 128));
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, ring_thread, &s));
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	while (once_missing(&s.o) && spins++ < 3000) {
+		wsx_tring_enter(&s.t, 64, 1, SEC, NULL);
+		wsx_tring_reap(&s.t, 0, once_one, &s.o);
+	}
+	EXPECT_EQ(0, s.errors);
+	EXPECT_EQ(0, s.o.dups);
+	EXPECT_EQ(0, s.o.bad);
+	EXPECT_EQ(0, once_missing(&s.o));
+	wsx_tring_unmap(&s.t);
+	close(fd);
+}
+
+/* ---- hostile userspace ------------------------------------------------- */
+
+struct scribble {
+	struct wsx_tring *t;
+	volatile bool stop;
+	unsigned int seed;
+};
+
+static void *scribbler(void *arg)
+{
+	struct scribble *s = arg;
+	__u32 *words = s->t->mem;
+	size_t nwords = s->t->p.mmap_size / 4;
+
+	while (!s->stop) {
+		unsigned int r = rand_r(&s->seed);
+
+		switch (r % 4) {
+		case 0:
+			*s->t->sq_tail += r % 64 - 16;
+			break;
+		case 1:
+			*s->t->cq_head += r % 64 - 16;
+			break;
+		case 2:
+			__atomic_store_n(s->t->sq_tail, r, __ATOMIC_RELEASE);
+			break;
+		default:	/* anything, the requests above all */
+			words[(r >> 8) % nwords] = rand_r(&s->seed);
+			break;
+		}
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(slow, scribbler_while_items_run, 300)
+{
+	static const long ok[] = { 0, -EINVAL, -ETIMEDOUT };
+	struct scribble s = { .seed = 12345 };
+	int fd = wsx_test_open(), calls = 0, odd = 0;
+	struct wsx_req r = wsx_test_req(WSX_OP_SPIN, 0, 0, 0, 20000, 0, 0);
+	struct collect c = { 0 };
+	struct wsx_req reqs[4];
+	struct wsx_tring t;
+	pthread_t th;
+	__u64 end;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 64, 128));
+	s.t = &t;
+	ASSERT_EQ(0, pthread_create(&th, NULL, scribbler, &s));
+	end = wsx_test_now_ns() + 5 * SEC;
+	while (wsx_test_now_ns() < end) {
+		long ret;
+		bool known = false;
+
+		for (int i = 0; i < 8; i++)
+			wsx_tring_push(&t, &r);
+		ret = wsx_tring_enter(&t, rand() % 128, rand() % 3, 1000000,
+				      NULL);
+		for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+			known |= ret == ok[i];
+		if (!known && odd++ < 5)
+			TH_LOG("ENTER returned %ld", ret);
+		calls++;
+	}
+	s.stop = true;
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, odd);
+	TH_LOG("%d ENTER calls under the scribbler", calls);
+	wsx_tring_unmap(&t);
+	close(fd);	/* waits for what runs */
+	/* the module is fine: a new session runs items */
+	fd = wsx_test_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 4, 4));
+	for (int i = 0; i < 4; i++)
+		reqs[i] = nop(i);
+	EXPECT_EQ(0, wsx_tring_run(&t, reqs, 4, collect_one, &c, 30 * SEC));
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+/* ---- munmap, fork, close, poll ----------------------------------------- */
+
+/* Push @n requests like @r, user_data @from on, and ENTER them; true if so. */
+static bool push_enter(struct wsx_tring *t, struct wsx_req r, int from, int n)
+{
+	for (int i = 0; i < n; i++) {
+		r.user_data = from + i;
+		if (!wsx_tring_push(t, &r))
+			return false;
+	}
+	return !wsx_tring_enter(t, n, 0, 0, NULL);
+}
+
+TEST(munmap_while_items_run)
+{
+	struct wsx_req r = wsx_test_req(WSX_OP_SPIN, 0, 0, 0, 1000000, 0, 0);
+	struct once o = { .n = 64 };
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+
+	ASSERT_LE(0, fd);
+	o.seen = calloc(o.n, 1);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 64, 64));
+	ASSERT_TRUE(push_enter(&t, r, 0, 64));
+	wsx_tring_unmap(&t);	/* the items run on */
+	ASSERT_EQ(0, wsx_tring_enter(&t, 0, 64, 60 * SEC, NULL));
+	/* mapped again: the records are all there */
+	ASSERT_EQ(0, wsx_tring_map(&t));
+	EXPECT_EQ(64, wsx_tring_reap(&t, 0, once_one, &o));
+	EXPECT_EQ(0, once_missing(&o));
+	wsx_tring_unmap(&t);
+	/* and unmapped with items in flight, then closed */
+	ASSERT_EQ(0, wsx_tring_map(&t));
+	ASSERT_TRUE(push_enter(&t, r, 0, 64));
+	wsx_tring_unmap(&t);
+	close(fd);
+	free(o.seen);
+}
+
+TEST(fork_shares_the_rings)
+{
+	struct wsx_req r = wsx_test_req(WSX_OP_SPIN, 0, 0, 0, 200000, 0, 0);
+	struct once o = { .n = 32 };
+	struct wsx_tring t;
+	int fd = wsx_test_open(), status;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	o.seen = calloc(o.n, 1);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 32, 32));
+	ASSERT_TRUE(push_enter(&t, r, 0, 16));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* the child reaps the parent's 16 and submits 16 of its own */
+		int got = 0;
+
+		while (got < 16) {
+			if (wsx_tring_enter(&t, 0, 1, 30 * SEC, NULL))
+				_exit(1);
+			got += wsx_tring_reap(&t, 0, once_one, &o);
+		}
+		_exit(push_enter(&t, r, 16, 16) ? 0 : 2);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* the parent sees the child's head and reaps the child's items */
+	EXPECT_EQ(16, *t.cq_head);
+	while (once_missing(&o) > 16) {
+		ASSERT_EQ(0, wsx_tring_enter(&t, 0, 1, 30 * SEC, NULL));
+		wsx_tring_reap(&t, 0, once_one, &o);
+	}
+	for (int i = 0; i < 16; i++)
+		EXPECT_EQ(0, o.seen[i]);	/* the child read those */
+	for (int i = 16; i < 32; i++)
+		EXPECT_EQ(1, o.seen[i]);
+	wsx_tring_unmap(&t);
+	close(fd);
+	free(o.seen);
+}
+
+TEST(close_and_kill_with_items_in_flight)
+{
+	struct wsx_req r = wsx_test_req(WSX_OP_SPIN, 0, 0, 0, 5000000, 0, 0);
+	long long before = wsx_test_global_stat("cancelled");
+	struct wsx_tring t;
+	int fd = wsx_test_open(), status;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 1024, 1024));
+	ASSERT_TRUE(push_enter(&t, r, 0, 1024));
+	close(fd);		/* mapped still: release waits for munmap */
+	wsx_tring_unmap(&t);
+	EXPECT_LT(before + 900, wsx_test_global_stat("cancelled"));
+	/* a process killed while it submits and waits */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		fd = wsx_test_open();
+		if (fd < 0 || wsx_tring_setup(&t, fd, 1024, 1024))
+			_exit(1);
+		for (;;) {
+			while (wsx_tring_push(&t, &r))
+				;
+			wsx_tring_enter(&t, 1024, 1024, -1, NULL);
+		}
+	}
+	usleep(300000);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+}
+
+TEST(poll_sees_records)
+{
+	struct wsx_req r = wsx_test_req(WSX_OP_SPIN, 0, 0, 0, 20000000, 0, 0);
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+	struct pollfd pfd;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 4, 4));
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	ASSERT_TRUE(wsx_tring_push(&t, &r));
+	ASSERT_EQ(0, wsx_tring_enter(&t, 1, 0, 0, NULL));
+	/* the record comes 20 ms later: poll sleeps, then wakes */
+	EXPECT_EQ(1, poll(&pfd, 1, 30000));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	EXPECT_EQ(1, wsx_tring_reap(&t, 0, NULL, NULL));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
