@@ -126,7 +126,8 @@ check-matrix:
 
 ## check-debug   the KUnit tests and the kselftests on the KASAN + lockdep
 ##               and KCSAN + lockdep kernels built from linux-source-6.1
-##               (built once, ~25 min each, cached; see scripts/check-debug)
+##               (built once, ~10 min each on quiet cores, cached; see
+##               scripts/check-debug)
 .PHONY: check-debug
 check-debug:
 	@scripts/deps
