@@ -487,10 +487,17 @@ static long wsx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 static __poll_t wsx_poll(struct file *file, poll_table *wait)
 {
 	struct wsx_session *s = file->private_data;
-	struct wsx_rings *r = wsx_session_rings(s);
+	struct wsx_rings *r;
 
 	/* the rings' records wake s->wq too, set up before or after this */
 	poll_wait(file, &s->wq, wait);
+	/*
+	 * StoreLoad: on the queue before the rings are looked up and their
+	 * tail read; pairs with the full barrier of wsx_rings_post(), so that
+	 * rings set up and posted to meanwhile are seen here or wake us
+	 */
+	smp_mb();
+	r = wsx_session_rings(s);
 	if (READ_ONCE(s->ndone) || (r && wsx_rings_poll(r)))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;

@@ -72,9 +72,10 @@
  *     tail has reached cq_want.  Either the poster sees the sleeper or the
  *     sleeper sees the tail: no wakeup is lost, and a waiter for 256 records
  *     is woken once, not 256 times.  poll() and epoll sleepers are on the
- *     session's queue (poll_wq, on which wsx_poll() always waits, so that
- *     an epoll watch added before RING_SETUP sees the records too), woken
- *     by every record after the same full barrier.
+ *     session's queue (s->wq, on which wsx_poll() always waits, so that an
+ *     epoll watch added before RING_SETUP sees the records too), woken by
+ *     every record after the same full barrier; wsx_poll() takes its own
+ *     full barrier after joining the queue, before it looks the rings up.
  *
  * Pick-up (WSX_RING_SQ_PICKUP; models/sqpickup.pml): such rings are on an
  *     RCU list that an M with nothing to run walks before it parks
@@ -99,9 +100,10 @@
  *     writer of a clear flag tests pickup_blocked under the lock first.
  *     If it consumed nothing for lack of entries (a consumer was first),
  *     it sets the flag again, with the same full barrier, and the next
- *     walk loads the tail.  An M whose P goes offline stops without
- *     walking again; it calls wsx_wakep() (sched.c) so that an M walks in
- *     its place.  Writers of the flag: the walk (set, without the lock)
+ *     walk loads the tail.  An M whose P goes offline takes its last walk
+ *     before it stops (wsx_m_stop_p(), until a walk finds no entries), as
+ *     it cannot hand the walk on: wsx_wakep() wakes nobody while no P is
+ *     idle or an M spins.  Writers of the flag: the walk (set, without the lock)
  *     and pickup_one (under sq_lock); a stray set only costs an ENTER.
  *
  *     An M holds a reference on the rings while it consumes outside the
@@ -195,7 +197,7 @@ struct wsx_rings {
 	struct completion unref;		/* refs dropped to 0 */
 
 	struct mutex sq_lock;			/* the S: fields */
-	u32 sq_head_k;			/* S, read racily by wsx_rings_pickup() */
+	u32 sq_head_k;			/* S, read racily by the walk */
 	bool pickup_blocked;		/* S, read racily: Ms wait for ENTER */
 	u32 sub_total;			/* S, read by wsx_rings_destroy() */
 	struct llist_node *free_local;		/* S */
@@ -489,12 +491,6 @@ out:
 		complete(&r->unref);
 }
 
-/* Are there WSX_RING_SQ_PICKUP sessions?  Racy: for wsx_m_stop_p(). */
-bool wsx_rings_pickup_any(void)
-{
-	return !list_empty(&wsx_pickup_rings);
-}
-
 /* ---- ENTER: waiting ----------------------------------------------------- */
 
 /* Has the CQ tail reached @target? */
@@ -732,12 +728,11 @@ int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma)
 
 /**
  * wsx_rings_poll - poll(): are records ready to read in the CQ?
- * @r:		the rings; the caller is on their poll_wq already
+ * @r:		the rings; the caller is on the session's wait queue already,
+ *		and took a full barrier after joining it (wsx_poll())
  */
 bool wsx_rings_poll(struct wsx_rings *r)
 {
-	/* StoreLoad: on the queue before the test, as in wsx_rings_post() */
-	smp_mb();
 	/* acquire: pairs with wsx_rings_post(), the shared tail shows it */
 	return (s32)(smp_load_acquire(&r->cq_tail_k) -
 		     READ_ONCE(r->hdr->cq_head)) > 0;

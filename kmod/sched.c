@@ -823,10 +823,20 @@ static void wsx_p_drain(struct wsx_p *p)
  */
 static bool wsx_m_stop_p(struct wsx_m *m)
 {
+	struct wsx_rings *rings;
 	struct wsx_p *p = m->p;
 
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
+	/*
+	 * A pick-up M walks the rings again before it parks; this one will
+	 * not come back, and cannot hand the walk on (wsx_wakep() wakes
+	 * nobody while no P is idle or an M spins, and a parker looks at its
+	 * queues, not the rings): its last walk, now, before the drain takes
+	 * what it queued (rings.c, "Pick-up"; models/sqpickup.pml).
+	 */
+	while ((rings = wsx_rings_pickup_find()))
+		wsx_rings_pickup_one(rings);
 	/*
 	 * A submitter that saw want_online still true may be adding to the
 	 * inbox: let it finish (it does so under rcu_read_lock()) before the
@@ -835,12 +845,6 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 	 */
 	synchronize_rcu();
 	wsx_p_drain(p);
-	/*
-	 * A pick-up M walks the rings again before it parks, except this
-	 * one: have another M walk in its place (rings.c, "Pick-up").
-	 */
-	if (wsx_rings_pickup_any())
-		wsx_wakep();
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	WRITE_ONCE(p->m_online, false);
 	wake_up(&p->ack_wq);

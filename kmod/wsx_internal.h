@@ -49,7 +49,6 @@ int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma);
 bool wsx_rings_poll(struct wsx_rings *r);
 struct wsx_rings *wsx_rings_pickup_find(void);
 void wsx_rings_pickup_one(struct wsx_rings *r);
-bool wsx_rings_pickup_any(void);
 
 /* stats.c: /sys/kernel/debug/wsx/ */
 void wsx_debugfs_init(void);

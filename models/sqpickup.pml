@@ -2,8 +2,9 @@
 /*
  * sqpickup.pml: the opt-in mode of the shared rings in which the Ms pick up
  * a session's SQ entries themselves before they park (kmod/rings.c,
- * wsx_rings_pickup()), so that a submitter calls ENTER only when the
- * module asks for it with the NEED_ENTER flag in the shared header.
+ * wsx_rings_pickup_find() and wsx_rings_pickup_one()), so that a submitter
+ * calls ENTER only when the module asks for it with the NEED_ENTER flag in
+ * the shared header.
  *
  *   user: write the entry, store tail; full barrier; load the flag: if set,
  *         ENTER (which consumes what is pending, as far as the CQ has
@@ -18,8 +19,12 @@
  *         an ENTER.  Nothing consumed and no error (another consumer was
  *         first): set the flag again (F4).  Then back to the loop, which
  *         looks again before parking.
- *   M whose P goes offline: it stops without coming back to the walk; it
- *         calls wsx_wakep() so that an M passes the walk for it (F4).
+ *   M whose P goes offline: before it stops it takes the walk one last
+ *         time, and pick-ups until a walk finds no entries (F4): it cannot
+ *         hand the walk on, since wsx_wakep() wakes nobody while no P is
+ *         idle or an M spins, and a parker rechecks its queues, not the
+ *         rings.  Parking: the P's idle count (npidle), the recheck of
+ *         the queues, then the sleep.
  *
  * Checked (scripts/check-models): an entry the user leaves in the SQ is
  * always consumed, and every record read: the user, having pushed N
@@ -37,6 +42,9 @@
  *              an M whose P goes offline wakes nobody.
  *   BUG_F4OFF  only the second half of BUG_F4 (NM=3, two offlines): the M
  *              that consumed stops, the M that ran its items stops too.
+ *   BUG_F4WAKEP 886f5be: the stopping M calls wsx_wakep() instead of its
+ *              last walk; with no P idle yet it wakes nobody, the other M
+ *              parks, and the entries stay.
  *
  * Memory model: sequential consistency; the two full barriers give the
  * store-then-load orders the model relies on (rings.c says which pairs
@@ -66,6 +74,7 @@ bool blocked;		/* S, read racily by the walk */
 bool sq_lock;
 byte work;		/* items queued and not yet run */
 bool kick;		/* wsx_wakep() for a parked M */
+byte npidle;		/* parked Ms: their Ps idle */
 byte noff;		/* Ms stopped by an offline */
 
 inline lock(l)   { atomic { !l -> l = true } }
@@ -127,18 +136,24 @@ proctype user()
 proctype m(byte id)
 {
 	byte n;
-	bool busy;
+	bool busy, stopping;
 
 end:	do
-	:: atomic { work > 0 -> work--; cq_tail++ }	/* run, post */
-	:: atomic { work == 0 && noff < NOFF -> noff++ } ->
-		/* its P went offline: it stops without coming back */
-#if !defined(BUG_F4) && !defined(BUG_F4OFF)
-		kick = true;			/* wsx_wakep() */
-#endif
+	:: atomic { !stopping && work > 0 -> work--; cq_tail++ }	/* run, post */
+	:: atomic { !stopping && work == 0 && noff < NOFF ->
+		noff++; stopping = true }
+		/* its P went offline: the fixed M takes its last walk below */
+#if defined(BUG_F4WAKEP)
+		if				/* wsx_wakep(): needs an idle P */
+		:: npidle > 0 -> kick = true
+		:: else
+		fi;
 		break
-	:: work == 0 ->
-		/* before parking: the walk, without the lock */
+#elif defined(BUG_F4) || defined(BUG_F4OFF)
+		break				/* wakes nobody */
+#endif
+	:: stopping || work == 0 ->
+		/* before parking (or stopping): the walk, without the lock */
 		if
 		:: blocked -> goto end_park
 		:: else
@@ -177,8 +192,18 @@ end:	do
 		fi;
 		unlock(sq_lock);
 		goto again;
-		/* park: woken when items are queued, or by a wsx_wakep() */
-end_park:	atomic { (work > 0 || kick) -> kick = false };
+end_park:	if
+		:: stopping -> break	/* drains its P's queue and stops */
+		:: else
+		fi;
+		/* park: idle, full barrier, recheck the queues, then sleep */
+		npidle++;
+		if
+		:: work > 0 -> npidle--; goto again
+		:: else
+		fi;
+		/* woken when items are queued, or by a wsx_wakep() */
+end_wait:	atomic { (work > 0 || kick) -> kick = false; npidle-- };
 again:
 		skip
 	od
