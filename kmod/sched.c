@@ -832,8 +832,10 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 	 * A pick-up M walks the rings again before it parks; this one will
 	 * not come back, and cannot hand the walk on (wsx_wakep() wakes
 	 * nobody while no P is idle or an M spins, and a parker looks at its
-	 * queues, not the rings): its last walk, now, before the drain takes
-	 * what it queued (rings.c, "Pick-up"; models/sqpickup.pml).
+	 * queues, not the rings): its last walk, now.  want_online is false
+	 * already, so what it consumes goes to the global queue or to other
+	 * Ps (rings.c, "Pick-up"; models/sqpickup.pml).  Unbounded while a
+	 * user keeps the SQ fed: a known gap, see models/README.md.
 	 */
 	while ((rings = wsx_rings_pickup_find()))
 		wsx_rings_pickup_one(rings);
