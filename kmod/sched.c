@@ -1256,6 +1256,7 @@ static void wsx_sched_free(void)
 	kfree(wsx_sched.ps);
 	kfree(wsx_sched.cpu_p);
 	kfree(wsx_sched.coprimes);
+	wsx_topology_exit();
 	bitmap_free(wsx_sched.pidle);
 	memset(&wsx_sched, 0, sizeof(wsx_sched));
 }
@@ -1270,6 +1271,7 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 	struct wsx_m *m;
 
 	wsx_sched.steal_policy = params->steal_policy;
+	wsx_sched.steal_topology = params->steal_topology;
 	wsx_sched.global_tick = params->global_tick;
 	wsx_sched.steal_tries = params->steal_tries;
 	wsx_sched.max_threads = params->max_threads;
@@ -1303,7 +1305,7 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 		wsx_sched.cpu_p[cpu] = wsx_sched.ps[i];
 		i++;
 	}
-	if (i != n)
+	if (i != n || wsx_topology_init())
 		goto fail;
 	/*
 	 * Each M acknowledges its P's first stop before the online callbacks

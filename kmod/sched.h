@@ -27,6 +27,7 @@
 #include <linux/wait.h>
 
 #include "wsx.h"
+#include "topology.h"
 #include "wsx_ring.h"
 
 /* Consecutive runnext picks that share one schedule tick (see sched.c). */
@@ -86,6 +87,7 @@ struct wsx_m;
 struct wsx_p {
 	unsigned int id;			/* I */
 	unsigned int cpu;			/* I */
+	unsigned int node;		/* I: index of its CPU's node */
 	struct wsx_m *m;		/* its holder: see handoff.c */
 
 	struct wsx_ring ring;			/* see wsx_ring.h */
@@ -148,6 +150,7 @@ struct wsx_m {
 struct wsx_sched_params {
 	unsigned int nprocs;
 	enum wsx_steal_policy steal_policy;
+	enum wsx_steal_topology steal_topology;
 	unsigned int global_tick;
 	unsigned int steal_tries;
 	unsigned int max_threads;
@@ -156,6 +159,7 @@ struct wsx_sched_params {
 struct wsx_sched {
 	unsigned int nprocs;			/* I */
 	enum wsx_steal_policy steal_policy;	/* I */
+	enum wsx_steal_topology steal_topology;	/* I */
 	unsigned int global_tick;		/* I */
 	unsigned int steal_tries;		/* I */
 	unsigned int max_threads;		/* I */
@@ -163,6 +167,9 @@ struct wsx_sched {
 	struct wsx_p **cpu_p;			/* I: P of each CPU, or NULL */
 	unsigned int *coprimes;			/* I: steal-order strides */
 	unsigned int ncoprimes;			/* I */
+	unsigned int nnodes;			/* I: nodes with a P */
+	int *node_ids;				/* I: kernel node of each */
+	unsigned int *node_near;	/* I: nnodes x nnodes, see topology.c */
 	u64 start_ns;				/* I */
 
 	spinlock_t glock;			/* the L: fields below */
