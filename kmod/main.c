@@ -30,7 +30,7 @@ MODULE_PARM_DESC(steal_policy, "How much a thief takes: half (n - n/2), one, all
 
 static char *steal_topology = "numa";
 module_param(steal_topology, charp, 0444);
-MODULE_PARM_DESC(steal_topology, "Victim order: numa (SMT, cache, node, other nodes nearest first), cache (SMT, cache, the rest), flat (one random order)");
+MODULE_PARM_DESC(steal_topology, "Victim order: numa (SMT, cache, node, other nodes nearest first; a global queue per node), cache (SMT, cache, the rest), flat (one random order)");
 
 static unsigned int global_tick = 61;
 module_param(global_tick, uint, 0444);

@@ -64,7 +64,7 @@
  *    8 * (nnodes - 1) * global_tick ticks of any running P of another
  *    node (each such P's turn comes round to every other node in
  *    nnodes - 1 of its remote looks): with 2 nodes and the default, 488
- *    ticks of at most 65 picks each;
+ *    ticks of at most 65 picks each.
  *    A chain ends anyway at an item that spawns nothing, so the bound only
  *    matters for paths longer than 64; a small bound would, in deep spawn
  *    trees, take the ring's oldest (largest) subtrees early and turn the
