@@ -77,7 +77,7 @@
  * Sizes: NP Ps (= Ms, 2 or 3), NSUB items queued by the submitter, NSPAWN
  * items spawned, NAWAKE Ms looking for work at the start (the others start
  * parked, their P idle), NODES global queues (1 or 2).  The defaults (2, 2,
- * 1, 1, 1) take 2.7 million states.
+ * 1, 1, 1) take 2.8 million states.
  *
  * Line numbers are kmod/sched.c's as of f7ca79a unless named otherwise.
  */
