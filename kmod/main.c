@@ -28,6 +28,10 @@ static char *steal_policy = "half";
 module_param(steal_policy, charp, 0444);
 MODULE_PARM_DESC(steal_policy, "How much a thief takes: half (n - n/2), one, all, none");
 
+static char *steal_topology = "numa";
+module_param(steal_topology, charp, 0444);
+MODULE_PARM_DESC(steal_topology, "Victim order: numa (SMT, cache, node, other nodes nearest first; a global queue per node), cache (SMT, cache, the rest), flat (one random order)");
+
 static unsigned int global_tick = 61;
 module_param(global_tick, uint, 0444);
 MODULE_PARM_DESC(global_tick, "Every this many schedule ticks a P looks at the global queue first");
@@ -66,6 +70,12 @@ static const char * const wsx_policy_names[] = {
 	[WSX_STEAL_NONE] = "none",
 };
 
+static const char * const wsx_topology_names[] = {
+	[WSX_TOPO_NUMA] = "numa",
+	[WSX_TOPO_CACHE] = "cache",
+	[WSX_TOPO_FLAT] = "flat",
+};
+
 static enum cpuhp_state wsx_hp_state;
 
 static int wsx_params(struct wsx_sched_params *params)
@@ -73,6 +83,9 @@ static int wsx_params(struct wsx_sched_params *params)
 	unsigned int online = num_online_cpus();
 	int policy = match_string(wsx_policy_names,
 				  ARRAY_SIZE(wsx_policy_names), steal_policy);
+	int topology = match_string(wsx_topology_names,
+				    ARRAY_SIZE(wsx_topology_names),
+				    steal_topology);
 
 	if (nprocs > online) {
 		pr_err("nprocs=%u: only %u CPUs are online\n", nprocs, online);
@@ -83,12 +96,18 @@ static int wsx_params(struct wsx_sched_params *params)
 		       steal_policy);
 		return -EINVAL;
 	}
+	if (topology < 0) {
+		pr_err("steal_topology=%s: want numa, cache or flat\n",
+		       steal_topology);
+		return -EINVAL;
+	}
 	if (!global_tick || steal_tries < 1 || steal_tries > 16) {
 		pr_err("global_tick must be >= 1, steal_tries 1 .. 16\n");
 		return -EINVAL;
 	}
 	params->nprocs = nprocs ?: online;
 	params->steal_policy = policy;
+	params->steal_topology = topology;
 	params->global_tick = global_tick;
 	params->steal_tries = steal_tries;
 	params->max_threads = max_threads ?: 4 * params->nprocs;

@@ -20,7 +20,15 @@
  *    states the protocol).  When a put finds it full, the owner moves its
  *    oldest half (128) plus the new item to the global queue in one lock
  *    acquisition.
- * 3. the global queue: a list under wsx_sched.glock.
+ * 3. the global queue: a list under its own lock (struct wsx_gqueue).  With
+ *    steal_topology=numa and Ps on more than one NUMA node there is one
+ *    per node (as in Vyukov's NUMA-aware scheduler design for Go, 2014),
+ *    so that what a node's Ps spill or drain, or what is queued from its
+ *    CPUs, stays with the node's Ps and caches; otherwise (flat, cache,
+ *    one node) one, as in Go.  A ring's spill and a hotplug drain go to
+ *    the P's node's queue; an item queued to the global queue from
+ *    outside goes to the queue of the calling CPU's P's node, node 0's on
+ *    a CPU without a P.
  * Items queued from outside an M (ioctl, other kernel code) for a given P go
  * to that P's inbox, a lock-free list the owner empties at each scheduling
  * point: only the owner may write its ring's tail.  The owner moves them,
@@ -38,8 +46,11 @@
  * Finding work (wsx_find_runnable), in order:
  *  - every global_tick-th (61st) schedule tick, first the P itself to an M
  *    that left a blocking section and waits for a P (wsx_m_yield_p(), the
- *    bound of its wait), then one item from the global queue, so that
- *    neither can starve behind busy local queues;
+ *    bound of its wait), then one item from the global queue (the P's
+ *    node's), so that neither can starve behind busy local queues.  With
+ *    per-node queues every 8th such check looks first at another node's
+ *    queue, the other nodes in turn, so that a node whose Ps are all busy
+ *    (or offline) does not hold its queue for good;
  *  - runnext, then the ring.  A runnext item inherits the tick of the item
  *    that spawned it, as Go's inheritTime, so that a parent and its child
  *    count as one tick.  Go bounds such chains by preempting after 10 ms;
@@ -48,11 +59,19 @@
  *    the ring's head (or the global queue) and starts a new tick.  So an
  *    item at the head of the ring starts within 65 picks, and an item in
  *    the global queue within global_tick ticks of at most 65 picks each.
+ *    With per-node queues, an item at the head of a node's queue starts
+ *    within global_tick ticks of any running P of that node, and within
+ *    8 * (nnodes - 1) * global_tick ticks of any running P of another
+ *    node (each such P's turn comes round to every other node in
+ *    nnodes - 1 of its remote looks): with 2 nodes and the default, 488
+ *    ticks of at most 65 picks each.
  *    A chain ends anyway at an item that spawns nothing, so the bound only
  *    matters for paths longer than 64; a small bound would, in deep spawn
  *    trees, take the ring's oldest (largest) subtrees early and turn the
  *    depth-first walk breadth-first, overflowing the ring;
  *  - a batch from the global queue: min(len, len / online Ps + 1, 128);
+ *    with per-node queues, from the P's node's queue, and only when that
+ *    is empty from the other nodes' queues, nearest first (node_near);
  *  - steal (wsx_steal_work): up to steal_tries (4) rounds over the other Ps
  *    in a random order - a random start and a random stride coprime with
  *    the number of Ps, so each round visits every P once.  A steal takes
@@ -81,14 +100,16 @@
  *   parker:  nmspinning--, P idle;   smp_mb(); read the queues
  * At least one of them sees the other's store: either the queuer sees the
  * parker idle and not spinning and wakes it, or the parker sees the item and
- * takes its P back.  A parker rechecks every P's ring, runnext and inbox
- * only if it was spinning (the count a queuer relied on); otherwise the
- * global queue and its own inbox, which are where others queue without
- * waking it.  So, as in Go, an item queued on a busy P may wait for that
- * P's M while another P goes idle at the same moment: the queuer found no
- * idle P to wake and no M spinning, and the parker, not spinning, did not
- * look at other Ps.  Nothing is lost: the busy P's M runs it, and a
- * spinning M that comes later steals it.
+ * takes its P back.  The parker reads the length of every node's global
+ * queue, not only its own node's: a queuer on another node that saw it
+ * spinning woke nobody (models/queue.pml, BUG_G1).  A parker rechecks
+ * every P's ring, runnext and inbox only if it was spinning (the count a
+ * queuer relied on); otherwise the global queues and its own inbox, which
+ * are where others queue without waking it.  So, as in Go, an item queued
+ * on a busy P may wait for that P's M while another P goes idle at the
+ * same moment: the queuer found no idle P to wake and no M spinning, and
+ * the parker, not spinning, did not look at other Ps.  Nothing is lost:
+ * the busy P's M runs it, and a spinning M that comes later steals it.
  *
  * The idle bit of a P (wsx_sched.pidle) is the token of the wakeup: the one
  * who clears it (a waker, or the parking M taking its P back, or an M
@@ -101,8 +122,8 @@
  * holder, which waits for an RCU grace period (submitters and thieves
  * giving items back test want_online under rcu_read_lock() before adding to
  * the inbox, so after the grace period nobody adds), moves everything
- * queued on its P - inbox, backlog, runnext and ring - to the global queue
- * and acknowledges (m_online false); the callback waits for that, so it
+ * queued on its P - inbox, backlog, runnext and ring - to its node's global
+ * queue and acknowledges (m_online false); the callback waits for that, so it
  * waits for the item the holder is running.  The online callback sets
  * want_online again and waits until the holder has rebound itself and
  * acknowledged (m_online true), so each offline callback starts from a P
@@ -228,25 +249,64 @@ static void wsx_steal_account(struct wsx_p *p, struct wsx_p *victim, u32 seen,
 	WRITE_ONCE(p->steal_log_pos, p->steal_log_pos + 1);
 }
 
-/* ---- the global queue ------------------------------------------------ */
+/* ---- the global queues ----------------------------------------------- */
 
-static void wsx_global_put_list(struct list_head *items, unsigned int n)
+/* A P's global_tick checks look at another node's queue first every ... */
+#define WSX_GQ_REMOTE_EVERY	8
+
+/*
+ * The global queue of node index @node: its own under per-node queues,
+ * else the only one.
+ */
+static struct wsx_gqueue *wsx_gq_of_node(unsigned int node)
+{
+	return &wsx_sched.gq[wsx_sched.ngq > 1 ? node : 0];
+}
+
+/* The global queue of @p's node. */
+static struct wsx_gqueue *wsx_gq_of(const struct wsx_p *p)
+{
+	return wsx_gq_of_node(p->node);
+}
+
+/*
+ * The global queue for items queued on this CPU: its P's node's; node 0's
+ * on a CPU without a P (only with nprocs below the number of CPUs), which
+ * the other nodes' Ps take from when theirs are empty and at their tick
+ * checks (wsx_global_tick_get()).
+ */
+static struct wsx_gqueue *wsx_gq_here(void)
+{
+	struct wsx_p *p = wsx_sched.cpu_p[raw_smp_processor_id()];
+
+	return p ? wsx_gq_of(p) : &wsx_sched.gq[0];
+}
+
+unsigned int wsx_global_len(void)
+{
+	unsigned int q, len = 0;
+
+	for (q = 0; q < wsx_sched.ngq; q++)
+		len += READ_ONCE(wsx_sched.gq[q].len);
+	return len;
+}
+
+static void wsx_gq_put_list(struct wsx_gqueue *gq, struct list_head *items,
+			    unsigned int n)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&wsx_sched.glock, flags);
-	list_splice_tail(items, &wsx_sched.gqueue);
-	WRITE_ONCE(wsx_sched.glen, wsx_sched.glen + n);
-	WRITE_ONCE(wsx_sched.gputs, wsx_sched.gputs + n);
-	spin_unlock_irqrestore(&wsx_sched.glock, flags);
+	spin_lock_irqsave(&gq->lock, flags);
+	list_splice_tail(items, &gq->items);
+	WRITE_ONCE(gq->len, gq->len + n);
+	WRITE_ONCE(gq->puts, gq->puts + n);
+	spin_unlock_irqrestore(&gq->lock, flags);
 }
 
-static void wsx_global_put(struct wsx_item *item)
+/* From outside @p's owner: to the global queue of this CPU's node. */
+static void wsx_global_put_list(struct list_head *items, unsigned int n)
 {
-	LIST_HEAD(one);
-
-	list_add(&item->node, &one);
-	wsx_global_put_list(&one, 1);
+	wsx_gq_put_list(wsx_gq_here(), items, n);
 }
 
 /* ---- waking Ms ----------------------------------------------------- */
@@ -354,7 +414,7 @@ static bool wsx_runq_spill(struct wsx_p *p, struct wsx_item *item)
 	}
 	wsx_item_to_global(item);
 	list_add_tail(&item->node, &items);
-	wsx_global_put_list(&items, n + 1);
+	wsx_gq_put_list(wsx_gq_of(p), &items, n + 1);
 	trace_wsx_spill(p->id, n + 1);
 	wsx_stat_inc(p, spills);
 	wsx_stat_add(p, spilled, n + 1);
@@ -444,25 +504,31 @@ static void wsx_inbox_drain(struct wsx_p *p)
 
 /*
  * Owner only: take up to @max (0 = no limit but the batch formula) items
- * from the global queue; run the first, queue the rest on @p.
+ * from global queue @gq; run the first, queue the rest on @p.
+ *
+ * The batch is a share of all online Ps, not of @gq's node's: the other
+ * nodes' Ps take from @gq too once their own queues are empty, and a
+ * node's share would hand a P of a two-node machine twice the items to
+ * hold in its ring while others may be idle; the ring's half bounds it.
  */
-static struct wsx_item *wsx_global_get(struct wsx_p *p, unsigned int max)
+static struct wsx_item *wsx_gq_get(struct wsx_p *p, struct wsx_gqueue *gq,
+				   unsigned int max)
 {
 	unsigned int n, online, i;
 	struct wsx_item *item, *tmp, *first;
 	unsigned long flags;
 	LIST_HEAD(batch);
 
-	if (!READ_ONCE(wsx_sched.glen))
+	if (!READ_ONCE(gq->len))
 		return NULL;
-	spin_lock_irqsave(&wsx_sched.glock, flags);
+	spin_lock_irqsave(&gq->lock, flags);
 	online = max_t(int, atomic_read(&wsx_sched.nponline), 1);
-	n = wsx_global_batch(wsx_sched.glen, online, max);
+	n = wsx_global_batch(gq->len, online, max);
 	for (i = 0; i < n; i++)
-		list_move_tail(wsx_sched.gqueue.next, &batch);
-	WRITE_ONCE(wsx_sched.glen, wsx_sched.glen - n);
-	WRITE_ONCE(wsx_sched.ggets, wsx_sched.ggets + n);
-	spin_unlock_irqrestore(&wsx_sched.glock, flags);
+		list_move_tail(gq->items.next, &batch);
+	WRITE_ONCE(gq->len, gq->len - n);
+	WRITE_ONCE(gq->gets, gq->gets + n);
+	spin_unlock_irqrestore(&gq->lock, flags);
 
 	if (!n)
 		return NULL;
@@ -474,6 +540,49 @@ static struct wsx_item *wsx_global_get(struct wsx_p *p, unsigned int max)
 		wsx_runq_put(p, item, false);
 	}
 	return first;
+}
+
+/*
+ * Owner only: a batch from the global queues, @p's node's first, then the
+ * other nodes' nearest first (node_near), each only once the one before
+ * came up empty.
+ */
+static struct wsx_item *wsx_global_get(struct wsx_p *p)
+{
+	const unsigned int *near = &wsx_sched.node_near[p->node *
+							 wsx_sched.nnodes];
+	struct wsx_item *item;
+	unsigned int k;
+
+	for (k = 0; k < wsx_sched.ngq; k++) {
+		item = wsx_gq_get(p, wsx_gq_of_node(near[k]), 0);
+		if (item)
+			return item;
+	}
+	return NULL;
+}
+
+/*
+ * Owner only, at a global_tick check: one item from @p's node's queue, but
+ * every WSX_GQ_REMOTE_EVERY-th check first from another node's queue, the
+ * other nodes in turn, so that an item on a node whose Ps are all busy (or
+ * offline) does not wait for them: see "Finding work" for the bound.
+ */
+static struct wsx_item *wsx_global_tick_get(struct wsx_p *p)
+{
+	unsigned int ngq = wsx_sched.ngq;
+	struct wsx_item *item;
+
+	if (ngq > 1 &&
+	    p->schedtick / wsx_sched.global_tick % WSX_GQ_REMOTE_EVERY == 0) {
+		/* offsets 1 .. ngq - 1 from the P's own node, in turn */
+		p->gq_next = p->gq_next % (ngq - 1) + 1;
+		item = wsx_gq_get(p, wsx_gq_of_node((p->node + p->gq_next) %
+						    ngq), 1);
+		if (item)
+			return item;
+	}
+	return wsx_gq_get(p, wsx_gq_of(p), 1);
 }
 
 /* ---- stealing ------------------------------------------------------- */
@@ -702,7 +811,8 @@ static bool wsx_work_visible(struct wsx_p *p, bool was_spinning)
 {
 	unsigned int id;
 
-	if (READ_ONCE(wsx_sched.glen) || !llist_empty(&p->inbox) ||
+	/* every node's queue: a queuer on another node may have relied on us */
+	if (wsx_global_len() || !llist_empty(&p->inbox) ||
 	    READ_ONCE(p->backlog_len))
 		return true;
 	/* other Ps' rings matter only to an M that may steal from them */
@@ -811,7 +921,7 @@ static void wsx_p_drain(struct wsx_p *p)
 		n++;
 	}
 	if (n) {
-		wsx_global_put_list(&items, n);
+		wsx_gq_put_list(wsx_gq_of(p), &items, n);
 		wsx_wakep();
 	}
 }
@@ -888,14 +998,14 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 			/* an M back from a blocking section first (handoff.c) */
 			if (!m->spinning && wsx_m_yield_p(m))
 				return NULL;
-			item = wsx_global_get(p, 1);
+			item = wsx_global_tick_get(p);
 			if (item)
 				return item;
 		}
 		item = wsx_runq_get(p, inherit);
 		if (item)
 			return item;
-		item = wsx_global_get(p, 0);
+		item = wsx_global_get(p);
 		if (item)
 			return item;
 		if (wsx_may_spin(m)) {
@@ -1035,10 +1145,13 @@ static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item, bool add)
 
 static void wsx_queue_global(struct wsx_item *item, bool add)
 {
+	LIST_HEAD(one);
+
 	if (add)
 		wsx_job_add(item->job);
 	wsx_item_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
-	wsx_global_put(item);
+	list_add(&item->node, &one);
+	wsx_global_put_list(&one, 1);
 	wsx_wakep();
 }
 
@@ -1133,7 +1246,7 @@ static void wsx_zero_u64(u64 *v, size_t n)
 void wsx_sched_reset_stats(void)
 {
 	unsigned long flags;
-	unsigned int id;
+	unsigned int id, q;
 
 	for (id = 0; id < wsx_sched.nprocs; id++) {
 		struct wsx_p *p = wsx_sched.ps[id];
@@ -1150,10 +1263,14 @@ void wsx_sched_reset_stats(void)
 		wsx_zero_u64(p->hist.steals_from, wsx_sched.nprocs);
 		WRITE_ONCE(p->steal_log_pos, 0);
 	}
-	spin_lock_irqsave(&wsx_sched.glock, flags);
-	WRITE_ONCE(wsx_sched.gputs, 0);
-	WRITE_ONCE(wsx_sched.ggets, 0);
-	spin_unlock_irqrestore(&wsx_sched.glock, flags);
+	for (q = 0; q < wsx_sched.ngq; q++) {
+		struct wsx_gqueue *gq = &wsx_sched.gq[q];
+
+		spin_lock_irqsave(&gq->lock, flags);
+		WRITE_ONCE(gq->puts, 0);
+		WRITE_ONCE(gq->gets, 0);
+		spin_unlock_irqrestore(&gq->lock, flags);
+	}
 	atomic64_set(&wsx_sched.handoffs, 0);
 }
 
@@ -1256,8 +1373,32 @@ static void wsx_sched_free(void)
 	kfree(wsx_sched.ps);
 	kfree(wsx_sched.cpu_p);
 	kfree(wsx_sched.coprimes);
+	kfree(wsx_sched.gq);
+	wsx_topology_exit();
 	bitmap_free(wsx_sched.pidle);
 	memset(&wsx_sched, 0, sizeof(wsx_sched));
+}
+
+/*
+ * The global queues, once the Ps' nodes are known: one per node under
+ * steal_topology=numa with Ps on several nodes, else one.  No item can be
+ * queued yet: the Ms wait in their first stop for the online callbacks.
+ */
+static int wsx_gq_init(void)
+{
+	unsigned int q;
+
+	wsx_sched.ngq = wsx_sched.steal_topology == WSX_TOPO_NUMA ?
+			wsx_sched.nnodes : 1;
+	wsx_sched.gq = kcalloc(wsx_sched.ngq, sizeof(*wsx_sched.gq),
+			       GFP_KERNEL);
+	if (!wsx_sched.gq)
+		return -ENOMEM;
+	for (q = 0; q < wsx_sched.ngq; q++) {
+		spin_lock_init(&wsx_sched.gq[q].lock);
+		INIT_LIST_HEAD(&wsx_sched.gq[q].items);
+	}
+	return 0;
 }
 
 /*
@@ -1270,12 +1411,11 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 	struct wsx_m *m;
 
 	wsx_sched.steal_policy = params->steal_policy;
+	wsx_sched.steal_topology = params->steal_topology;
 	wsx_sched.global_tick = params->global_tick;
 	wsx_sched.steal_tries = params->steal_tries;
 	wsx_sched.max_threads = params->max_threads;
 	wsx_sched.start_ns = ktime_get_ns();
-	spin_lock_init(&wsx_sched.glock);
-	INIT_LIST_HEAD(&wsx_sched.gqueue);
 	spin_lock_init(&wsx_sched.mlock);
 	INIT_LIST_HEAD(&wsx_sched.mall);
 	INIT_LIST_HEAD(&wsx_sched.mpool);
@@ -1303,7 +1443,7 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 		wsx_sched.cpu_p[cpu] = wsx_sched.ps[i];
 		i++;
 	}
-	if (i != n)
+	if (i != n || wsx_topology_init() || wsx_gq_init())
 		goto fail;
 	/*
 	 * Each M acknowledges its P's first stop before the online callbacks
@@ -1327,6 +1467,6 @@ fail:
  */
 void wsx_sched_exit(void)
 {
-	WARN_ON_ONCE(READ_ONCE(wsx_sched.glen));
+	WARN_ON_ONCE(wsx_global_len());
 	wsx_sched_free();
 }

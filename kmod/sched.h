@@ -9,7 +9,7 @@
  *      (statistics) with READ_ONCE.
  *   X: exchanged by cmpxchg/xchg between the owner and thieves.
  *   A: atomic or lock-free (llist, bitops).
- *   L: under wsx_sched.glock.
+ *   L: under the lock of the global queue it belongs to (wsx_gqueue.lock).
  *   M: written only by the M itself.
  *   W: written by whoever cleared the P's idle bit, before the M's @woken
  *      is set with a store-release (see wsx_m_wake()).
@@ -27,6 +27,7 @@
 #include <linux/wait.h>
 
 #include "wsx.h"
+#include "topology.h"
 #include "wsx_ring.h"
 
 /* Consecutive runnext picks that share one schedule tick (see sched.c). */
@@ -86,6 +87,7 @@ struct wsx_m;
 struct wsx_p {
 	unsigned int id;			/* I */
 	unsigned int cpu;			/* I */
+	unsigned int node;		/* I: index of its CPU's node */
 	struct wsx_m *m;		/* its holder: see handoff.c */
 
 	struct wsx_ring ring;			/* see wsx_ring.h */
@@ -105,6 +107,7 @@ struct wsx_p {
 	struct hrtimer hrt;			/* armed for the earliest */
 
 	u32 schedtick;				/* O */
+	u32 gq_next;	/* O: offset of the node a tick check saw last */
 	u32 runnext_chain;			/* O */
 	struct wsx_item *cur;			/* O: the item running */
 	u64 cur_runtime;		/* O: its M's CPU time when it started */
@@ -145,9 +148,22 @@ struct wsx_m {
 	u32 rnd;				/* M: steal-order PRNG */
 };
 
+/*
+ * A global queue: the only one, or one NUMA node's (see sched.c, "Where
+ * runnable items live").
+ */
+struct wsx_gqueue {
+	spinlock_t lock;			/* the L: fields below */
+	struct list_head items;			/* L */
+	unsigned int len;			/* L, read racily */
+	u64 puts;				/* L */
+	u64 gets;				/* L */
+} ____cacheline_aligned_in_smp;
+
 struct wsx_sched_params {
 	unsigned int nprocs;
 	enum wsx_steal_policy steal_policy;
+	enum wsx_steal_topology steal_topology;
 	unsigned int global_tick;
 	unsigned int steal_tries;
 	unsigned int max_threads;
@@ -156,6 +172,7 @@ struct wsx_sched_params {
 struct wsx_sched {
 	unsigned int nprocs;			/* I */
 	enum wsx_steal_policy steal_policy;	/* I */
+	enum wsx_steal_topology steal_topology;	/* I */
 	unsigned int global_tick;		/* I */
 	unsigned int steal_tries;		/* I */
 	unsigned int max_threads;		/* I */
@@ -163,13 +180,14 @@ struct wsx_sched {
 	struct wsx_p **cpu_p;			/* I: P of each CPU, or NULL */
 	unsigned int *coprimes;			/* I: steal-order strides */
 	unsigned int ncoprimes;			/* I */
+	unsigned int nnodes;			/* I: nodes with a P */
+	int *node_ids;				/* I: kernel node of each */
+	unsigned int *node_near;	/* I: nnodes x nnodes, see topology.c */
 	u64 start_ns;				/* I */
 
-	spinlock_t glock;			/* the L: fields below */
-	struct list_head gqueue;		/* L */
-	unsigned int glen;			/* L, read racily */
-	u64 gputs;				/* L */
-	u64 ggets;				/* L */
+	/* I: one per node index (steal_topology=numa, several nodes), or 1 */
+	struct wsx_gqueue *gq;
+	unsigned int ngq;			/* I */
 
 	spinlock_t mlock;			/* the K: fields */
 	struct list_head mall;			/* K: every M */
@@ -229,6 +247,9 @@ int wsx_sched_cpu_online(unsigned int cpu);
 int wsx_sched_cpu_offline(unsigned int cpu);
 
 void wsx_sched_reset_stats(void);
+
+/* Items in the global queues, all together (racy). */
+unsigned int wsx_global_len(void);
 
 /* Approximate number of items queued on @p (ring, runnext, inbox). */
 unsigned int wsx_p_depth(struct wsx_p *p);

@@ -2,12 +2,17 @@
 /*
  * wsx: statistics under /sys/kernel/debug/wsx/.
  *
- *   stats       one line per P, "P<id> key=value ...", then
- *               "global depth=<n> puts=<n> gets=<n> cancelled=<n>"
+ *   stats       one line per P, "P<id> key=value ...", then, with one
+ *               global queue per NUMA node (steal_topology=numa, several
+ *               nodes), one line per node index i, "node<i> nid=<kernel
+ *               node> depth=<n> puts=<n> gets=<n>", then
+ *               "global depth=<n> puts=<n> gets=<n> cancelled=<n>", the
+ *               global queues' totals
  *   schedtrace  one line in the format of Go's GODEBUG=schedtrace:
  *               "WSX <ms>ms: nprocs=<n> idleprocs=<n> threads=<n>
  *               spinningthreads=<n> idlethreads=<n> runqueue=<n> [<P0> ...]"
- *               with the global queue's depth and each P's queued items
+ *               with the global queues' depth (all nodes') and each P's
+ *               queued items
  *   steal_log   the last WSX_STEAL_LOG steals of each P, one per line:
  *               "P<thief> victim=<id> seen=<n> taken=<n>", seen being the
  *               victim's ring length at the thief's snapshot
@@ -69,6 +74,27 @@ static const struct {
 	WSX_STAT(wakeups),
 };
 
+/* The per-node queues' lines, if any, and the totals' line's head. */
+static void wsx_global_stats_show(struct seq_file *sf)
+{
+	u64 puts = 0, gets = 0;
+	unsigned int q;
+
+	for (q = 0; q < wsx_sched.ngq; q++) {
+		const struct wsx_gqueue *gq = &wsx_sched.gq[q];
+
+		puts += READ_ONCE(gq->puts);
+		gets += READ_ONCE(gq->gets);
+		if (wsx_sched.ngq > 1)
+			seq_printf(sf, "node%u nid=%d depth=%u puts=%llu gets=%llu\n",
+				   q, wsx_sched.node_ids[q], READ_ONCE(gq->len),
+				   READ_ONCE(gq->puts), READ_ONCE(gq->gets));
+	}
+	seq_printf(sf, "global depth=%u puts=%llu gets=%llu cancelled=%lld",
+		   wsx_global_len(), puts, gets,
+		   (s64)atomic64_read(&wsx_cancelled_jobs));
+}
+
 static int wsx_stats_show(struct seq_file *sf, void *unused)
 {
 	unsigned int id, i;
@@ -88,10 +114,7 @@ static int wsx_stats_show(struct seq_file *sf, void *unused)
 			   (s64)atomic64_read(&p->stats.rescued),
 			   wsx_p_depth(p), READ_ONCE(p->want_online));
 	}
-	seq_printf(sf, "global depth=%u puts=%llu gets=%llu cancelled=%lld",
-		   READ_ONCE(wsx_sched.glen), READ_ONCE(wsx_sched.gputs),
-		   READ_ONCE(wsx_sched.ggets),
-		   (s64)atomic64_read(&wsx_cancelled_jobs));
+	wsx_global_stats_show(sf);
 	spin_lock(&wsx_sched.mlock);
 	seq_printf(sf, " threads=%u threads_max=%u threads_started=%llu threads_exited=%llu",
 		   wsx_sched.nthreads, wsx_sched.nthreads_max,
@@ -125,7 +148,7 @@ static void wsx_schedtrace_format(char *buf, size_t len)
 		      threads);
 	n += scnprintf(buf + n, len - n,
 		       " spinningthreads=%u idlethreads=%u runqueue=%u [",
-		       spinning, idle, READ_ONCE(wsx_sched.glen));
+		       spinning, idle, wsx_global_len());
 	for (id = 0; id < wsx_sched.nprocs; id++)
 		n += scnprintf(buf + n, len - n, "%s%u", id ? " " : "",
 			       wsx_p_depth(wsx_sched.ps[id]));

@@ -16,7 +16,12 @@
  *             empties it at each schedule point and (F7 (ii)) so may a thief;
  *   pidle[p]  the P's idle bit; with npidle, nmspinning and each M's woken
  *             and wake_spinning, the wakeup protocol.
- * glen is the global queue.  Items are counted, not named: created counts
+ * glen[q] is global queue q: one (NODES 1, steal_topology flat or cache,
+ * or one node), or one per NUMA node (NODES 2, steal_topology=numa): P p
+ * is on node NODE(p); a submitter on either node's CPU puts on its node's
+ * queue; an M takes from its own node's queue, then from the others, only
+ * after its own came up empty; a parker's recheck after the barrier reads
+ * every node's queue.  Items are counted, not named: created counts
  * the items queued, ran the items started.  An item moved from one place
  * to another is invisible in between (the owner's inbox drain, a global
  * batch, a thief's copy, a thief's give-back): each move is two steps, as
@@ -63,12 +68,16 @@
  *             waker claimed first sleeps without handing the search on.
  *   BUG_N4    sched.c:280-285: wsx_wakep() reserves nmspinning before it
  *             has found an idle P.
+ *   BUG_G1    per-node global queues (NODES 2) whose parker rechecks only
+ *             its own node's queue: a queuer on the other node that saw
+ *             this M spinning woke nobody, and nobody looks at that queue.
  * The fixes N1-N4 are in the default model; models/README.md explains
  * them and shows the trails.
  *
  * Sizes: NP Ps (= Ms, 2 or 3), NSUB items queued by the submitter, NSPAWN
  * items spawned, NAWAKE Ms looking for work at the start (the others start
- * parked, their P idle).  The defaults (2, 2, 1, 1) take 2.7 million states.
+ * parked, their P idle), NODES global queues (1 or 2).  The defaults (2, 2,
+ * 1, 1, 1) take 2.8 million states.
  *
  * Line numbers are kmod/sched.c's as of f7ca79a unless named otherwise.
  */
@@ -85,6 +94,15 @@
 #ifndef NAWAKE
 #define NAWAKE	1
 #endif
+#ifndef NODES
+#define NODES	1
+#endif
+#if NODES < 1 || NODES > 2
+#error NODES must be 1 or 2
+#endif
+
+/* the node of P p (p->node): Ps spread over the nodes in order */
+#define NODE(p)	((p) * NODES / NP)
 
 #define NONE	255
 
@@ -95,7 +113,7 @@
 
 byte rq[NP];		/* p->runnext + p->ring */
 byte inbox[NP];		/* p->inbox (backlog: see README) */
-byte glen;		/* wsx_sched.glen, the global queue */
+byte glen[NODES];	/* the global queues' len */
 bool pidle[NP];		/* wsx_sched.pidle */
 byte npidle;		/* wsx_sched.npidle */
 byte nmspinning;	/* wsx_sched.nmspinning */
@@ -292,10 +310,41 @@ inline steal_inbox(v)
 #endif
 }
 
+/*
+ * wsx_work_visible()'s look at the global queues: every node's len, own
+ * node first, one read per queue (BUG_G1: its own node's only).
+ */
+inline global_visible()
+{
+#if NODES == 1
+	if
+	:: glen[0] > 0 -> ok = true		/* :584 */
+	:: else
+	fi
+#else
+	do
+	:: glen[q] > 0 -> ok = true; break
+	:: else ->
+#ifdef BUG_G1
+		break
+#else
+		g++;
+		q = (q + 1) % NODES;
+		if
+		:: g == NODES -> break
+		:: else
+		fi
+#endif
+	od;
+	atomic { q = NODE(me); g = 0 }
+#endif
+}
+
 proctype M(byte me; bool parked)
 {
 	bool spinning, was, ok, far;
 	byte n, k, v, id, w;
+	byte q = NODE(me), g;	/* the global queue looked at, how many */
 
 	if
 	:: parked -> goto end_sleep
@@ -332,20 +381,25 @@ top:	/* wsx_find_runnable() :739, one turn of its loop */
 	fi;
 
 	/* wsx_runq_get() :342-365: runnext, then the ring's head */
+gget:
 	if
 	:: atomic { rq[me] > 0 -> rq[me]-- }
 		goto execute
 	/*
 	 * wsx_global_get(p, 0) :408-436 (the global_tick pick :750 only
 	 * changes the order).  Only the owner adds to rq[me]: still 0 here.
+	 * With NODES 2: its own node's queue, then the other's (each under
+	 * its own lock), which is node_near's order.
 	 */
-	:: atomic { rq[me] == 0 && glen > 0 ->	/* :415-424, under glock */
-		n = glen / NP + 1;	/* wsx_global_batch(), online = NP */
+	:: atomic { rq[me] == 0 && glen[q] > 0 ->	/* :415-424, under glock */
+		n = glen[q] / NP + 1;	/* wsx_global_batch(), online = NP */
 		if
-		:: n > glen -> n = glen
+		:: n > glen[q] -> n = glen[q]
 		:: else
 		fi;
-		glen = glen - n
+		glen[q] = glen[q] - n;
+		q = NODE(me);
+		g = 0
 	   }
 		/* :429-434: run the first, the rest to the ring */
 		if
@@ -357,7 +411,11 @@ top:	/* wsx_find_runnable() :739, one turn of its loop */
 		:: else -> n = 0
 		fi;
 		goto execute
-	:: atomic { rq[me] == 0 && glen == 0 }
+	:: atomic { rq[me] == 0 && glen[q] == 0 && g + 1 < NODES ->
+		g++; q = (q + 1) % NODES }
+		goto gget
+	:: atomic { rq[me] == 0 && glen[q] == 0 && g + 1 >= NODES ->
+		g = 0; q = NODE(me) }
 	fi;
 
 	/* wsx_may_spin() :571-577, wsx_m_spin() :556-561 */
@@ -415,8 +473,9 @@ park:	/* wsx_m_park() :630-664 */
 	/* :635-638; wsx_m_idle_p() handoff.c:185-204, nobody in mwait here */
 	pidle[me] = true;			/* handoff.c:200 */
 	/* :649-651 parked, smp_mb(); wsx_work_visible() :580-597 */
+	global_visible();
 	if
-	:: glen > 0 -> ok = true		/* :584 */
+	:: ok
 	:: else ->
 		if
 		:: inbox[me] > 0 -> ok = true	/* :584 (backlog_len: README) */
@@ -509,8 +568,19 @@ proctype submitter()
 		:: /* wsx_queue(WSX_WHERE_P, 0): wsx_inbox_put() :862-881 */
 			atomic { inbox[0]++; created++ }	/* :874 */
 			wake_p(0, got, id)			/* :879 */
-		:: /* WSX_WHERE_GLOBAL: wsx_queue_global() :883-890 */
-			atomic { glen++; created++ }		/* :888 */
+		:: /*
+		    * WSX_WHERE_GLOBAL: wsx_queue_global() :883-890, from a
+		    * CPU of either node: that node's queue
+		    */
+			atomic {				/* :888 */
+				if
+				:: id = 0
+				:: NODES > 1 -> id = NODES - 1
+				fi;
+				glen[id]++;
+				created++;
+				id = 0
+			}
 			wakep(id)				/* :889 */
 		fi;
 		atomic { sub_busy = false; n++ }
@@ -522,14 +592,19 @@ proctype submitter()
 /* The invariants, checked in every reachable state. */
 #define SLEEPING(m)	(mst[m] == SLEEP && !woken[m])
 #define QUIET(m)	(mst[m] == RUN || SLEEPING(m))
+#if NODES == 1
+#define GLEN		glen[0]
+#else
+#define GLEN		(glen[0] + glen[1])
+#endif
 #if NP == 2
 #define ALLQUIET	(QUIET(0) && QUIET(1))
 #define SOMEASLEEP	(SLEEPING(0) || SLEEPING(1))
-#define QUEUED		(glen + rq[0] + rq[1] + inbox[0] + inbox[1])
+#define QUEUED		(GLEN + rq[0] + rq[1] + inbox[0] + inbox[1])
 #elif NP == 3
 #define ALLQUIET	(QUIET(0) && QUIET(1) && QUIET(2))
 #define SOMEASLEEP	(SLEEPING(0) || SLEEPING(1) || SLEEPING(2))
-#define QUEUED		(glen + rq[0] + rq[1] + rq[2] + inbox[0] + \
+#define QUEUED		(GLEN + rq[0] + rq[1] + rq[2] + inbox[0] + \
 			 inbox[1] + inbox[2])
 #else
 #error NP must be 2 or 3
