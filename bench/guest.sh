@@ -17,6 +17,11 @@
 #   sh guest.sh balance      (4 vCPUs) the imbalance workload
 #   sh guest.sh executor     (1 vCPU, so nprocs=1) the executor-only
 #                            workloads, and spawn and fib on wsx and direct
+#   sh guest.sh topology     (2 NUMA nodes) the imbalance workload and the
+#                            spawn tree under steal_topology=flat, cache and
+#                            numa: the figure is the count of items that
+#                            crossed nodes and caches (the stats' stolen_*
+#                            by level), not the time, which TCG cannot tell
 #
 # Environment: RUNS (default 2), FLOOD_ITEMS (default 200000), RTT_ITEMS
 # (default 2000), CRC_MIB (default 256).  Needs /wsx/kmod/wsx.ko,
@@ -168,12 +173,7 @@ throughput() {
 }
 
 balance() {
-	# calibrate the imbalance items once, for every load of this boot
-	load half
-	echo "imbalance direct 1" >$R || die "calibration run failed"
-	ITERS=$(sed -n 's/.* spin_iters=\([0-9]*\).*/\1/p' $R)
-	[ -n "$ITERS" ] || die "no spin_iters"
-	echo "@meta2 spin_iters=$ITERS"
+	calibrate
 	i=1
 	while [ $i -le "$RUNS" ]; do
 		echo "# balance round $i/$RUNS"
@@ -187,6 +187,30 @@ balance() {
 		done
 		go imbalance "$(cat /sys/module/wsx_bench/parameters/imb_items)" \
 			"$ITERS"
+		i=$((i + 1))
+	done
+}
+
+# calibrate the imbalance items once, for every load of this boot
+calibrate() {
+	load half
+	echo "imbalance direct 1" >$R || die "calibration run failed"
+	ITERS=$(sed -n 's/.* spin_iters=\([0-9]*\).*/\1/p' $R)
+	[ -n "$ITERS" ] || die "no spin_iters"
+	echo "@meta2 spin_iters=$ITERS"
+}
+
+topology() {
+	calibrate
+	echo "@meta nodes=$(ls -d /sys/devices/system/node/node* | wc -l)"
+	i=1
+	while [ $i -le "$RUNS" ]; do
+		echo "# topology round $i/$RUNS: flat, cache, numa"
+		for t in flat cache numa; do
+			load "topo-$t" steal_topology="$t"
+			one imbalance wsx
+			one spawn wsx
+		done
 		i=$((i + 1))
 	done
 }
@@ -220,7 +244,8 @@ case $1 in
 throughput) throughput ;;
 balance) balance ;;
 executor) executor ;;
-*) die "usage: guest.sh throughput|balance|executor" ;;
+topology) topology ;;
+*) die "usage: guest.sh throughput|balance|executor|topology" ;;
 esac
 rmmod wsx_bench 2>/dev/null
 echo "@done"
