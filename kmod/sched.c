@@ -72,14 +72,25 @@
  *  - a batch from the global queue: min(len, len / online Ps + 1, 128);
  *    with per-node queues, from the P's node's queue, and only when that
  *    is empty from the other nodes' queues, nearest first (node_near);
- *  - steal (wsx_steal_work): up to steal_tries (4) rounds over the other Ps
- *    in a random order - a random start and a random stride coprime with
- *    the number of Ps, so each round visits every P once.  A steal takes
+ *  - steal (wsx_steal_work): up to steal_tries (4) rounds over the other Ps,
+ *    nearest first (topology.c, steal_topology=numa): the P's SMT siblings,
+ *    then the Ps sharing its last-level cache, then its node, then the
+ *    other nodes by distance - Vyukov's NUMA-aware design for Go, the
+ *    workqueue's affinity scopes.  Inside each such group the order is
+ *    random - a random start and a random stride coprime with the group's
+ *    size, so each round visits every P of the group once and no two
+ *    thieves march in step.  An idle P with an empty inbox is not tried:
+ *    its ring and runnext are empty (as Go skips idle Ps).  A steal takes
  *    n - n/2 of the victim's ring (the oldest items, whose data is coldest)
  *    with one cmpxchg on its head, copying them straight into the thief's
  *    own ring.  Only the last round may take the victim's runnext, and only
  *    after a 3 us back-off when the victim is running an item, which would
- *    likely pick it up itself;
+ *    likely pick it up itself.  A round in which no victim showed anything
+ *    (empty rings and inboxes, no lost cmpxchg, no runnext or due timers
+ *    left for the last round) ends the search: another round would find
+ *    the same, and an M that gives up too early is covered by the parking
+ *    handshake below.  So an M looking for work tries each busy P at most
+ *    once per round, and one round when there is nothing to steal;
  *  - park, rechecking the queues once after announcing it (below).
  *
  * Spinning and parking
@@ -232,11 +243,15 @@ static void wsx_steal_account(struct wsx_p *p, struct wsx_p *victim, u32 seen,
 	struct wsx_steal_rec *rec;
 	u64 *cell;
 
-	trace_wsx_steal(p->id, victim->id, n);
+	enum wsx_level level = p->victims.level[victim->id];
+
+	trace_wsx_steal(p->id, victim->id, n, level);
 	if (!static_branch_likely(&wsx_stats_on))
 		return;
 	wsx_stat_inc(p, steals);
 	wsx_stat_add(p, stolen, n);
+	wsx_stat_inc(p, level_steals[level]);
+	wsx_stat_add(p, level_stolen[level], n);
 	atomic64_add(n, &victim->stats.stolen_from);
 	cell = &p->hist.steal_size[min(fls(n) - 1, WSX_STEAL_BUCKETS - 1)];
 	WRITE_ONCE(*cell, *cell + 1);
@@ -246,6 +261,7 @@ static void wsx_steal_account(struct wsx_p *p, struct wsx_p *victim, u32 seen,
 	WRITE_ONCE(rec->victim, victim->id);
 	WRITE_ONCE(rec->seen, seen);
 	WRITE_ONCE(rec->taken, n);
+	WRITE_ONCE(rec->level, level);
 	WRITE_ONCE(p->steal_log_pos, p->steal_log_pos + 1);
 }
 
@@ -705,7 +721,7 @@ static u32 wsx_inbox_steal(struct wsx_p *p, struct wsx_p *victim, u32 t,
  * into @p's ring and return one of the items to run now.
  */
 static struct wsx_item *wsx_runq_steal(struct wsx_p *p, struct wsx_p *victim,
-				       bool steal_runnext)
+				       bool steal_runnext, bool *busy)
 {
 	u32 t = p->ring.tail, seen = 0, n;
 	u64 cas_fails = 0;
@@ -717,6 +733,8 @@ static struct wsx_item *wsx_runq_steal(struct wsx_p *p, struct wsx_p *victim,
 	preempt_enable();
 	if (cas_fails)
 		wsx_stat_add(p, steal_cas_fails, cas_fails);
+	if (seen || cas_fails)
+		*busy = true;
 	if (!n)
 		n = wsx_inbox_steal(p, victim, t, &seen);
 	if (!n && steal_runnext && wsx_steal_runnext(p, victim, t))
@@ -754,29 +772,73 @@ static struct wsx_item *wsx_steal_timers(struct wsx_p *p,
 	return first;
 }
 
-static struct wsx_item *wsx_steal_work(struct wsx_m *m)
+/*
+ * Does @victim hold what only the last round takes: its runnext, or due
+ * delayed items while its M is busy?
+ */
+static bool wsx_victim_has_more(struct wsx_p *victim)
 {
-	unsigned int nprocs = wsx_sched.nprocs, tries = wsx_sched.steal_tries;
-	unsigned int round, i, pos, stride;
-	struct wsx_p *p = m->p, *victim;
+	return READ_ONCE(victim->runnext) ||
+	       (READ_ONCE(victim->ntimers) && READ_ONCE(victim->cur));
+}
+
+/*
+ * One round over group @g of @m's victims (topology.c), in a random order of
+ * the group's own: a random start and a random stride coprime with its size.
+ * @busy is set when a victim showed work this round could not take.
+ */
+static struct wsx_item *wsx_steal_group(struct wsx_m *m, unsigned int g,
+					bool last, bool *busy)
+{
+	const struct wsx_victims *v = &m->p->victims;
+	unsigned int start = g ? v->group_end[g - 1] : 0;
+	unsigned int len = v->group_end[g] - start, i, pos, stride;
+	struct wsx_p *victim;
 	struct wsx_item *item;
 
-	if (wsx_sched.steal_policy == WSX_STEAL_NONE || nprocs < 2)
+	pos = wsx_m_rand(m) % len;
+	stride = wsx_sched.coprimes[len][wsx_m_rand(m) %
+					 wsx_sched.ncoprimes[len]];
+	for (i = 0; i < len; i++, pos = wsx_order_next(pos, stride, len)) {
+		victim = wsx_sched.ps[v->order[start + pos]];
+		/*
+		 * An idle P has an empty ring and runnext: only its owner
+		 * fills them, and it parked with them empty.  Its inbox may
+		 * hold items queued since (its M is on the way).
+		 */
+		if (test_bit(victim->id, wsx_sched.pidle) &&
+		    llist_empty(&victim->inbox))
+			continue;
+		item = wsx_runq_steal(m->p, victim, last, busy);
+		if (!item && last)
+			item = wsx_steal_timers(m->p, victim);
+		if (item)
+			return item;
+		if (!last && wsx_victim_has_more(victim))
+			*busy = true;
+	}
+	return NULL;
+}
+
+static struct wsx_item *wsx_steal_work(struct wsx_m *m)
+{
+	const struct wsx_victims *v = &m->p->victims;
+	unsigned int round, g, tries = wsx_sched.steal_tries;
+	struct wsx_item *item;
+	bool busy;
+
+	if (wsx_sched.steal_policy == WSX_STEAL_NONE)
 		return NULL;
 	for (round = 0; round < tries; round++) {
-		pos = wsx_m_rand(m) % nprocs;
-		stride = wsx_sched.coprimes[wsx_m_rand(m) % wsx_sched.ncoprimes];
-		for (i = 0; i < nprocs;
-		     i++, pos = wsx_order_next(pos, stride, nprocs)) {
-			victim = wsx_sched.ps[pos];
-			if (victim == p)
-				continue;
-			item = wsx_runq_steal(p, victim, round == tries - 1);
-			if (!item && round == tries - 1)
-				item = wsx_steal_timers(p, victim);
+		busy = false;
+		for (g = 0; g < v->ngroups; g++) {
+			item = wsx_steal_group(m, g, round == tries - 1, &busy);
 			if (item)
 				return item;
 		}
+		/* every victim was empty: another round would see the same */
+		if (!busy)
+			break;
 	}
 	return NULL;
 }
@@ -1324,16 +1386,6 @@ int wsx_sched_cpu_offline(unsigned int cpu)
 
 /* ---- init and exit ---------------------------------------------------- */
 
-static int wsx_coprimes_init(unsigned int n)
-{
-	wsx_sched.coprimes = kcalloc(n, sizeof(*wsx_sched.coprimes),
-				     GFP_KERNEL);
-	if (!wsx_sched.coprimes)
-		return -ENOMEM;
-	wsx_sched.ncoprimes = wsx_coprimes_fill(wsx_sched.coprimes, n);
-	return 0;
-}
-
 static struct wsx_p *wsx_p_create(unsigned int id, unsigned int cpu,
 				  unsigned int nprocs)
 {
@@ -1363,6 +1415,7 @@ static void wsx_sched_free(void)
 	unsigned int i;
 
 	wsx_m_destroy_all();
+	wsx_topology_exit();
 	for (i = 0; i < wsx_sched.nprocs; i++) {
 		if (wsx_sched.ps && wsx_sched.ps[i]) {
 			wsx_timers_exit(wsx_sched.ps[i]);
@@ -1372,9 +1425,7 @@ static void wsx_sched_free(void)
 	}
 	kfree(wsx_sched.ps);
 	kfree(wsx_sched.cpu_p);
-	kfree(wsx_sched.coprimes);
 	kfree(wsx_sched.gq);
-	wsx_topology_exit();
 	bitmap_free(wsx_sched.pidle);
 	memset(&wsx_sched, 0, sizeof(wsx_sched));
 }
@@ -1425,8 +1476,7 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 	wsx_sched.cpu_p = kcalloc(nr_cpu_ids, sizeof(*wsx_sched.cpu_p),
 				  GFP_KERNEL);
 	wsx_sched.pidle = bitmap_zalloc(n, GFP_KERNEL);
-	if (!wsx_sched.ps || !wsx_sched.cpu_p || !wsx_sched.pidle ||
-	    wsx_coprimes_init(n))
+	if (!wsx_sched.ps || !wsx_sched.cpu_p || !wsx_sched.pidle)
 		goto fail;
 
 	for_each_online_cpu(cpu) {

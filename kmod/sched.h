@@ -50,6 +50,8 @@ struct wsx_pstats {
 	u64 spins;		/* times the M became spinning */
 	u64 parks;		/* times the M parked */
 	u64 wakeups;		/* times it was woken from park */
+	u64 level_steals[WSX_NR_LEVELS]; /* steals by victim distance */
+	u64 level_stolen[WSX_NR_LEVELS]; /* items taken by them */
 	atomic64_t stolen_from;	/* items thieves took from this P */
 	atomic64_t long_items;	/* items the monitor found running long */
 	atomic64_t rescued;	/* ... whose P it handed to another M */
@@ -80,6 +82,15 @@ struct wsx_steal_rec {
 	u32 victim;		/* P stolen from */
 	u32 seen;	/* its ring (or inbox) length at the snapshot */
 	u32 taken;		/* items taken */
+	u32 level;		/* enum wsx_level of the victim */
+};
+
+/* A thief's victims, nearest group first: see topology.c. */
+struct wsx_victims {
+	u16 *order;		/* I: the other Ps, group by group */
+	u16 *group_end;		/* I: each group's end in @order */
+	u8 *level;		/* I: enum wsx_level of each P from this one */
+	unsigned int ngroups;	/* I */
 };
 
 struct wsx_m;
@@ -88,6 +99,7 @@ struct wsx_p {
 	unsigned int id;			/* I */
 	unsigned int cpu;			/* I */
 	unsigned int node;		/* I: index of its CPU's node */
+	struct wsx_victims victims;		/* I */
 	struct wsx_m *m;		/* its holder: see handoff.c */
 
 	struct wsx_ring ring;			/* see wsx_ring.h */
@@ -178,8 +190,9 @@ struct wsx_sched {
 	unsigned int max_threads;		/* I */
 	struct wsx_p **ps;			/* I */
 	struct wsx_p **cpu_p;			/* I: P of each CPU, or NULL */
-	unsigned int *coprimes;			/* I: steal-order strides */
-	unsigned int ncoprimes;			/* I */
+	/* I: the strides coprime with each group size that occurs */
+	unsigned int **coprimes;
+	unsigned int *ncoprimes;		/* I: their number */
 	unsigned int nnodes;			/* I: nodes with a P */
 	int *node_ids;				/* I: kernel node of each */
 	unsigned int *node_near;	/* I: nnodes x nnodes, see topology.c */

@@ -2,7 +2,10 @@
 /*
  * wsx: statistics under /sys/kernel/debug/wsx/.
  *
- *   stats       one line per P, "P<id> key=value ...", then, with one
+ *   stats       one line per P, "P<id> node=<node index> key=value ...",
+ *               the keys including steals_<level> and stolen_<level>,
+ *               the steals and items taken from victims that far (smt,
+ *               cache, node, remote: topology.c), then, with one
  *               global queue per NUMA node (steal_topology=numa, several
  *               nodes), one line per node index i, "node<i> nid=<kernel
  *               node> depth=<n> puts=<n> gets=<n>", then
@@ -14,8 +17,9 @@
  *               with the global queues' depth (all nodes') and each P's
  *               queued items
  *   steal_log   the last WSX_STEAL_LOG steals of each P, one per line:
- *               "P<thief> victim=<id> seen=<n> taken=<n>", seen being the
- *               victim's ring length at the thief's snapshot
+ *               "P<thief> victim=<id> seen=<n> taken=<n> level=<level>",
+ *               seen being the victim's ring length at the thief's
+ *               snapshot, level how far the victim is
  *   latency     queued-to-started time of the items sampled (one in
  *               latency_sample per CPU), one line per kind:
  *               "<kind> count=<n> <b0> <b1> ... <b63>", kind one of local,
@@ -33,7 +37,8 @@
  * Module parameter schedtrace_ms (0 = off, writable at run time) prints the
  * schedtrace line to the kernel log every so many ms, as Go's
  * GODEBUG=schedtrace does; with scheddetail=1 each is followed by one line
- * per P and one per M, as Go's scheddetail.
+ * per node ("node<i>: nid=<n> ps=<n> running=<n> idle=<n> offline=<n>"),
+ * one per P and one per M, as Go's scheddetail.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -54,6 +59,10 @@
 static struct dentry *wsx_debugfs_dir;
 
 #define WSX_STAT(name) { #name, offsetof(struct wsx_pstats, name) }
+/* steals_smt .. stolen_remote: level_steals[] and level_stolen[] */
+#define WSX_STAT_LEVEL(what, LEVEL, name)				\
+	{ #what "_" #name,						\
+	  offsetof(struct wsx_pstats, level_##what[WSX_LEVEL_##LEVEL]) }
 
 static const struct {
 	const char *name;
@@ -72,6 +81,21 @@ static const struct {
 	WSX_STAT(spins),
 	WSX_STAT(parks),
 	WSX_STAT(wakeups),
+	WSX_STAT_LEVEL(steals, SMT, smt),
+	WSX_STAT_LEVEL(steals, CACHE, cache),
+	WSX_STAT_LEVEL(steals, NODE, node),
+	WSX_STAT_LEVEL(steals, REMOTE, remote),
+	WSX_STAT_LEVEL(stolen, SMT, smt),
+	WSX_STAT_LEVEL(stolen, CACHE, cache),
+	WSX_STAT_LEVEL(stolen, NODE, node),
+	WSX_STAT_LEVEL(stolen, REMOTE, remote),
+};
+
+static const char * const wsx_level_names[WSX_NR_LEVELS] = {
+	[WSX_LEVEL_SMT] = "smt",
+	[WSX_LEVEL_CACHE] = "cache",
+	[WSX_LEVEL_NODE] = "node",
+	[WSX_LEVEL_REMOTE] = "remote",
 };
 
 /* The per-node queues' lines, if any, and the totals' line's head. */
@@ -103,7 +127,7 @@ static int wsx_stats_show(struct seq_file *sf, void *unused)
 		struct wsx_p *p = wsx_sched.ps[id];
 		const void *st = &p->stats;
 
-		seq_printf(sf, "P%u", id);
+		seq_printf(sf, "P%u node=%u", id, p->node);
 		for (i = 0; i < ARRAY_SIZE(wsx_pstat_fields); i++)
 			seq_printf(sf, " %s=%llu", wsx_pstat_fields[i].name,
 				   READ_ONCE(*(const u64 *)(st +
@@ -181,9 +205,11 @@ static int wsx_steal_log_show(struct seq_file *sf, void *unused)
 			struct wsx_steal_rec *rec =
 				&p->steal_log[i % WSX_STEAL_LOG];
 
-			seq_printf(sf, "P%u victim=%u seen=%u taken=%u\n", id,
-				   READ_ONCE(rec->victim), READ_ONCE(rec->seen),
-				   READ_ONCE(rec->taken));
+			seq_printf(sf, "P%u victim=%u seen=%u taken=%u level=%s\n",
+				   id, READ_ONCE(rec->victim),
+				   READ_ONCE(rec->seen), READ_ONCE(rec->taken),
+				   wsx_level_names[min_t(u32, READ_ONCE(rec->level),
+							 WSX_LEVEL_REMOTE)]);
 		}
 	}
 	return 0;
@@ -267,11 +293,34 @@ MODULE_PARM_DESC(scheddetail, "With schedtrace_ms: also print one line per P and
 static void wsx_schedtrace_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(wsx_schedtrace_work, wsx_schedtrace_fn);
 
+/* One line per node: its Ps by state. */
+static void wsx_scheddetail_nodes(void)
+{
+	unsigned int node, id, state[3];
+
+	for (node = 0; node < wsx_sched.nnodes; node++) {
+		memset(state, 0, sizeof(state));
+		for (id = 0; id < wsx_sched.nprocs; id++) {
+			struct wsx_p *p = wsx_sched.ps[id];
+
+			if (p->node != node)
+				continue;
+			state[!READ_ONCE(p->want_online) ? 2 :
+			      test_bit(id, wsx_sched.pidle)]++;
+		}
+		pr_info("  node%u: nid=%d ps=%u running=%u idle=%u offline=%u\n",
+			node, wsx_sched.node_ids[node],
+			state[0] + state[1] + state[2], state[0], state[1],
+			state[2]);
+	}
+}
+
 static void wsx_scheddetail_print(void)
 {
 	struct wsx_m *m;
 	unsigned int id;
 
+	wsx_scheddetail_nodes();
 	/* under mlock: a P's holder cannot be reaped meanwhile */
 	spin_lock(&wsx_sched.mlock);
 	for (id = 0; id < wsx_sched.nprocs; id++) {

@@ -9,7 +9,7 @@
  *   wsx_item_start  item starts on P @p in M @m; @from is the P it was queued
  *                   on (-1: global), @stolen whether a thief moved it
  *   wsx_item_end    item's function returned; @status is its job's status
- *   wsx_steal       thief P took @count items from victim P
+ *   wsx_steal       thief P took @count items from victim P, @level away
  *   wsx_spill       P moved @count items from its full ring to the global
  *                   queue
  *   wsx_park        M parks (idle); wsx_unpark: it was woken
@@ -62,16 +62,22 @@ TRACE_EVENT(wsx_item_end,
 );
 
 TRACE_EVENT(wsx_steal,
-	    TP_PROTO(int thief, int victim, unsigned int count),
-	    TP_ARGS(thief, victim, count),
+	    TP_PROTO(int thief, int victim, unsigned int count,
+		     unsigned int level),
+	    TP_ARGS(thief, victim, count, level),
 	    TP_STRUCT__entry(__field(int, thief)
 			     __field(int, victim)
-			     __field(unsigned int, count)),
+			     __field(unsigned int, count)
+			     __field(unsigned int, level)),
 	    TP_fast_assign(__entry->thief = thief;
 			   __entry->victim = victim;
-			   __entry->count = count;),
-	    TP_printk("thief=%d victim=%d count=%u", __entry->thief,
-		      __entry->victim, __entry->count)
+			   __entry->count = count;
+			   __entry->level = level;),
+	    TP_printk("thief=%d victim=%d count=%u level=%s", __entry->thief,
+		      __entry->victim, __entry->count,
+		      __print_symbolic(__entry->level, { 0, "smt" },
+				       { 1, "cache" }, { 2, "node" },
+				       { 3, "remote" }))
 );
 
 TRACE_EVENT(wsx_spill,
