@@ -38,7 +38,6 @@
 #include "wsx_order.h"
 #include "wsx_victims.h"
 
-
 /* Node index of kernel node @nid among the Ps' nodes. */
 static unsigned int wsx_node_index(int nid)
 {
