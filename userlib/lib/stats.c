@@ -40,11 +40,29 @@ static const struct stat_key gstats_keys[] = {
 	GKEY(depth), GKEY(puts), GKEY(gets),
 };
 
+#define TKEY(f)	{ #f, offsetof(struct wsx_ptopo, f) }
+static const struct stat_key ptopo_keys[] = {
+	TKEY(node), TKEY(steals_smt), TKEY(steals_cache), TKEY(steals_node),
+	TKEY(steals_remote), TKEY(stolen_smt), TKEY(stolen_cache),
+	TKEY(stolen_node), TKEY(stolen_remote),
+};
+
+#define NKEY(f)	{ #f, offsetof(struct wsx_nodeq, f) }
+static const struct stat_key nodeq_keys[] = {
+	NKEY(nid), NKEY(depth), NKEY(puts), NKEY(gets),
+};
+
 static const struct key_table pstats_table = {
 	pstats_keys, ARRAY_SIZE(pstats_keys)
 };
 static const struct key_table gstats_table = {
 	gstats_keys, ARRAY_SIZE(gstats_keys)
+};
+static const struct key_table ptopo_table = {
+	ptopo_keys, ARRAY_SIZE(ptopo_keys)
+};
+static const struct key_table nodeq_table = {
+	nodeq_keys, ARRAY_SIZE(nodeq_keys)
 };
 
 static __u64 *stat_field(void *base, const struct stat_key *key)
@@ -141,36 +159,90 @@ static int parse_pairs(const char *pos, const char *end,
 	return 0;
 }
 
+/* A P's node= before its line is parsed: tells whether the key was there. */
+#define NODE_UNSET	UINT64_MAX
+
 struct parse_state {
 	struct wsx_stats st;
+	struct wsx_topo topo;
 	bool have_global;
 };
 
-/* Appends the P numbered by tag "P<n>", which must be the next one. */
-static int add_proc(struct parse_state *ps, const struct token *tag,
-		    struct wsx_pstats **out)
+/* @arr of @n entries of @size bytes grown by one zeroed entry, or NULL. */
+static void *append_zeroed(void *arr, unsigned int n, size_t size)
 {
-	struct wsx_pstats *p;
+	char *a = realloc(arr, (n + 1) * size);
+
+	if (a)
+		memset(a + n * size, 0, size);
+	return a;
+}
+
+/* "<prefix><n>" with n the next number @next; false otherwise. */
+static bool tag_numbered(const struct token *tag, const char *prefix,
+			 unsigned int next)
+{
+	size_t plen = strlen(prefix);
 	__u64 id;
 
-	if (tag->len < 2 || tag->s[0] != 'P' ||
-	    parse_u64(tag->s + 1, tag->len - 1, &id) ||
-	    id != ps->st.nprocs || ps->have_global)
+	return tag->len > plen && !memcmp(tag->s, prefix, plen) &&
+	       !parse_u64(tag->s + plen, tag->len - plen, &id) && id == next;
+}
+
+/* Appends the P numbered by tag "P<n>", which must be the next one. */
+static int parse_proc(struct parse_state *ps, const struct token *tag,
+		      const char *pos, const char *end)
+{
+	struct wsx_ptopo *t;
+	struct wsx_pstats *p;
+	int ret;
+
+	if (!tag_numbered(tag, "P", ps->st.nprocs) || ps->have_global ||
+	    ps->topo.nnodeqs)
 		return -EINVAL;
-	p = realloc(ps->st.p, (id + 1) * sizeof(*p));
+	p = append_zeroed(ps->st.p, ps->st.nprocs, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	ps->st.p = p;
-	ps->st.nprocs++;
-	*out = memset(&p[id], 0, sizeof(p[id]));
-	return 0;
+	p += ps->st.nprocs++;
+	t = append_zeroed(ps->topo.p, ps->topo.nprocs, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	ps->topo.p = t;
+	t += ps->topo.nprocs++;
+	t->node = NODE_UNSET;
+	ret = parse_pairs(pos, end, &pstats_table, p);
+	if (!ret)
+		ret = parse_pairs(pos, end, &ptopo_table, t);
+	if (t->node == NODE_UNSET) {
+		t->node = 0;
+	} else {
+		ps->topo.have_nodes = 1;
+		if (t->node >= ps->topo.nnodes)
+			ps->topo.nnodes = t->node + 1;
+	}
+	return ret;
+}
+
+/* Appends the node queue of tag "node<i>", after the Ps, before global. */
+static int parse_nodeq(struct parse_state *ps, const char *pos,
+		       const char *end)
+{
+	struct wsx_nodeq *q;
+
+	if (!ps->st.nprocs || ps->have_global)
+		return -EINVAL;
+	q = append_zeroed(ps->topo.nodeq, ps->topo.nnodeqs, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	ps->topo.nodeq = q;
+	q += ps->topo.nnodeqs++;
+	return parse_pairs(pos, end, &nodeq_table, q);
 }
 
 static int parse_line(struct parse_state *ps, const char *pos, const char *end)
 {
-	struct wsx_pstats *p;
 	struct token tag;
-	int ret;
 
 	if (!next_token(&pos, end, &tag))
 		return 0;
@@ -180,30 +252,55 @@ static int parse_line(struct parse_state *ps, const char *pos, const char *end)
 		ps->have_global = true;
 		return parse_pairs(pos, end, &gstats_table, &ps->st.global);
 	}
-	ret = add_proc(ps, &tag, &p);
-	if (ret)
-		return ret;
-	return parse_pairs(pos, end, &pstats_table, p);
+	if (tag_numbered(&tag, "node", ps->topo.nnodeqs))
+		return parse_nodeq(ps, pos, end);
+	return parse_proc(ps, &tag, pos, end);
 }
 
-int wsx_stats_parse(const char *text, struct wsx_stats *st)
+int wsx_stats_parse_topo(const char *text, struct wsx_stats *st,
+			 struct wsx_topo *topo)
 {
 	struct parse_state ps = { .have_global = false };
 	const char *end;
 	int ret = 0;
 
-	if (!text || !st)
+	if (!text || !st || !topo)
 		return -EINVAL;
+	ps.topo.nnodes = 1;
 	for (; *text && !ret; text = *end ? end + 1 : end) {
 		end = strchrnul(text, '\n');
 		ret = parse_line(&ps, text, end);
 	}
 	if (!ret && !ps.have_global)
 		ret = -EINVAL;
-	if (ret)
+	if (ret) {
 		wsx_stats_free(&ps.st);
+		wsx_topo_free(&ps.topo);
+	}
 	*st = ps.st;
+	*topo = ps.topo;
 	return ret;
+}
+
+int wsx_stats_parse(const char *text, struct wsx_stats *st)
+{
+	struct wsx_topo topo;
+	int ret;
+
+	if (!text || !st)
+		return -EINVAL;
+	ret = wsx_stats_parse_topo(text, st, &topo);
+	wsx_topo_free(&topo);
+	return ret;
+}
+
+void wsx_topo_free(struct wsx_topo *topo)
+{
+	if (!topo)
+		return;
+	free(topo->p);
+	free(topo->nodeq);
+	memset(topo, 0, sizeof(*topo));
 }
 
 void wsx_stats_free(struct wsx_stats *st)
@@ -270,19 +367,32 @@ static int read_debugfs(const char *name, char **text)
 	return 0;
 }
 
-int wsx_stats_read(struct wsx_stats *st)
+int wsx_stats_read_topo(struct wsx_stats *st, struct wsx_topo *topo)
 {
 	char *text;
 	int ret;
 
-	if (!st)
+	if (!st || !topo)
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
+	memset(topo, 0, sizeof(*topo));
 	ret = read_debugfs("stats", &text);
 	if (ret)
 		return ret;
-	ret = wsx_stats_parse(text, st);
+	ret = wsx_stats_parse_topo(text, st, topo);
 	free(text);
+	return ret;
+}
+
+int wsx_stats_read(struct wsx_stats *st)
+{
+	struct wsx_topo topo;
+	int ret;
+
+	if (!st)
+		return -EINVAL;
+	ret = wsx_stats_read_topo(st, &topo);
+	wsx_topo_free(&topo);
 	return ret;
 }
 
@@ -323,13 +433,23 @@ static void write_pairs(FILE *f, const struct key_table *t, const void *base,
 	}
 }
 
-static void write_text(FILE *f, const struct wsx_stats *st)
+/* @topo NULL: the P keys only. */
+static void write_text(FILE *f, const struct wsx_stats *st,
+		       const struct wsx_topo *topo)
 {
+	bool nodes = topo && topo->have_nodes;
 	unsigned int i;
 
 	for (i = 0; i < st->nprocs; i++) {
 		fprintf(f, "P%u", i);
 		write_pairs(f, &pstats_table, &st->p[i], false);
+		if (nodes)
+			write_pairs(f, &ptopo_table, &topo->p[i], false);
+		fputc('\n', f);
+	}
+	for (i = 0; topo && i < topo->nnodeqs; i++) {
+		fprintf(f, "node%u", i);
+		write_pairs(f, &nodeq_table, &topo->nodeq[i], false);
 		fputc('\n', f);
 	}
 	fputs("global", f);
@@ -374,16 +494,30 @@ static void write_json_hist(FILE *f, const struct wsx_hist *h)
 	fputs(h->nprocs ? "\n  ]" : "]", f);
 }
 
+/* @topo and @h may be NULL. */
 static void write_json(FILE *f, const struct wsx_stats *st,
-		       const struct wsx_hist *h)
+		       const struct wsx_topo *topo, const struct wsx_hist *h)
 {
+	bool nodes = topo && topo->have_nodes;
 	unsigned int i;
 
 	fprintf(f, "{\n  \"nprocs\": %u,\n  \"p\": [", st->nprocs);
 	for (i = 0; i < st->nprocs; i++) {
 		fputs(i ? ",\n    {" : "\n    {", f);
 		write_pairs(f, &pstats_table, &st->p[i], true);
+		if (nodes) {
+			fputs(", ", f);
+			write_pairs(f, &ptopo_table, &topo->p[i], true);
+		}
 		fputc('}', f);
+	}
+	if (topo && topo->nnodeqs) {
+		fputs("\n  ],\n  \"nodes\": [", f);
+		for (i = 0; i < topo->nnodeqs; i++) {
+			fputs(i ? ",\n    {" : "\n    {", f);
+			write_pairs(f, &nodeq_table, &topo->nodeq[i], true);
+			fputc('}', f);
+		}
 	}
 	fputs("\n  ],\n  \"global\": {", f);
 	write_pairs(f, &gstats_table, &st->global, true);
@@ -398,18 +532,39 @@ int wsx_stats_write(FILE *f, const struct wsx_stats *st, unsigned int flags)
 	if (!f || !st || (st->nprocs && !st->p) || (flags & ~WSX_STATS_JSON))
 		return -EINVAL;
 	if (flags & WSX_STATS_JSON)
-		write_json(f, st, NULL);
+		write_json(f, st, NULL, NULL);
 	else
-		write_text(f, st);
+		write_text(f, st, NULL);
+	return ferror(f) ? -EIO : 0;
+}
+
+static bool topo_fits(const struct wsx_stats *st, const struct wsx_topo *topo)
+{
+	return topo->nprocs == st->nprocs && (!st->nprocs || topo->p) &&
+	       (!topo->nnodeqs || topo->nodeq);
+}
+
+int wsx_stats_write_topo(FILE *f, const struct wsx_stats *st,
+			 const struct wsx_topo *topo, unsigned int flags)
+{
+	if (!f || !st || !topo || (st->nprocs && !st->p) ||
+	    !topo_fits(st, topo) || (flags & ~WSX_STATS_JSON))
+		return -EINVAL;
+	if (flags & WSX_STATS_JSON)
+		write_json(f, st, topo, NULL);
+	else
+		write_text(f, st, topo);
 	return ferror(f) ? -EIO : 0;
 }
 
 int wsx_stats_write_json_hist(FILE *f, const struct wsx_stats *st,
+			      const struct wsx_topo *topo,
 			      const struct wsx_hist *h)
 {
-	if (!f || !st || (st->nprocs && !st->p))
+	if (!f || !st || (st->nprocs && !st->p) ||
+	    (topo && !topo_fits(st, topo)))
 		return -EINVAL;
-	write_json(f, st, h);
+	write_json(f, st, topo, h);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -51,6 +51,7 @@ void wsx_hist_free(struct wsx_hist *h);
  * taken < 2^(b+1)) and "steals_from" ([thief][victim] steal counts).
  */
 int wsx_stats_write_json_hist(FILE *f, const struct wsx_stats *st,
+			      const struct wsx_topo *topo,
 			      const struct wsx_hist *h);
 
 #endif /* WSX_STATS_HIST_H */

@@ -50,12 +50,68 @@ static double delta(uint64_t a, uint64_t b)
 	return b >= a ? (double)(b - a) : 0;
 }
 
+/* The rows of the nodes: totals of their Ps. */
+static unsigned int render_nodes(FILE *f, const struct top_sample *prev,
+				 const struct top_sample *cur, double dt,
+				 const struct top_opts *o)
+{
+	static const char *const level_names[TOP_LEVELS] = {
+		"smt/s", "cache/s", "node/s", "remote/s"
+	};
+	static const char *const level_counts[TOP_LEVELS] = {
+		"smt", "cache", "node", "remote"
+	};
+	bool rates = dt > 0;
+	double div = rates ? dt : 1;
+	unsigned int n, i, l, nps;
+	char num[16];
+
+	fprintf(f, "%-*s%4s %8s", LABEL_W, "node", "Ps",
+		rates ? "items/s" : "items");
+	for (l = 0; l < TOP_LEVELS; l++)
+		fprintf(f, " %8s", rates ? level_names[l] : level_counts[l]);
+	fprintf(f, " %6s", "depth");
+	line_end(f, o);
+	for (n = 0; n < cur->nnodes; n++) {
+		double executed = 0, steals[TOP_LEVELS] = { 0 };
+
+		nps = 0;
+		for (i = 0; i < cur->nprocs; i++) {
+			const struct top_p *p = &cur->p[i];
+			const struct top_p *q = rates ? &prev->p[i] : NULL;
+
+			if (p->node != n)
+				continue;
+			nps++;
+			executed += delta(q ? q->executed : 0, p->executed);
+			for (l = 0; l < TOP_LEVELS; l++)
+				steals[l] += delta(q ? q->steals_at[l] : 0,
+						   p->steals_at[l]);
+		}
+		fprintf(f, "n%-*u%4u", LABEL_W - 1, n, nps);
+		fmt_num(num, sizeof(num), executed / div, rates);
+		fprintf(f, " %8s", num);
+		for (l = 0; l < TOP_LEVELS; l++) {
+			fmt_num(num, sizeof(num), steals[l] / div, rates);
+			fprintf(f, " %8s", num);
+		}
+		if (n < cur->nnodeqs)
+			fprintf(f, " %6" PRIu64, cur->nodeq_depth[n] > 999999 ?
+				999999 : cur->nodeq_depth[n]);
+		else
+			fprintf(f, " %6s", "-");
+		line_end(f, o);
+	}
+	return cur->nnodes + 1;
+}
+
 unsigned int top_render(FILE *f, const struct top_sample *prev,
 			const struct top_sample *cur,
 			const struct top_opts *o)
 {
 	unsigned int width = o->width < MIN_WIDTH ? MIN_WIDTH : o->width;
 	unsigned int cells = width - LABEL_W - NUMS_W - 2, shown, i, lines = 0;
+	unsigned int node_lines;
 	double dt = 0;
 	uint64_t maxd = cur->gdepth, scale = 1;
 	char a[16], b[16], c[16], d[16];
@@ -72,9 +128,11 @@ unsigned int top_render(FILE *f, const struct top_sample *prev,
 	while (maxd > scale * cells)
 		scale *= 2;
 
+	node_lines = cur->nnodes > 1 ? cur->nnodes + 1 : 0;
 	shown = cur->nprocs;
-	if (o->height && shown + 4 > o->height)
-		shown = o->height > 5 ? o->height - 5 : 0;
+	if (o->height && shown + 4 + node_lines > o->height)
+		shown = o->height > 5 + node_lines ?
+			o->height - 5 - node_lines : 0;
 
 	{
 		char head[160];
@@ -150,5 +208,7 @@ unsigned int top_render(FILE *f, const struct top_sample *prev,
 	fputs(rates ? "  puts,gets/s" : "  puts,gets", f);
 	line_end(f, o);
 	lines++;
+	if (node_lines)
+		lines += render_nodes(f, prev, cur, dt, o);
 	return lines;
 }

@@ -10,8 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Steal levels, the victim's distance from the thief. */
+enum top_level { TOP_SMT, TOP_CACHE, TOP_NODE, TOP_REMOTE, TOP_LEVELS };
+
 struct top_p {
 	uint64_t executed, steals, stolen_from, parks, wakeups, depth;
+	unsigned int node;	/* NUMA node index */
+	uint64_t steals_at[TOP_LEVELS];	/* steals by level */
 	bool online;
 	bool have_cpu;		/* cpu_idle and cpu_total are known */
 	uint64_t cpu_idle;	/* idle + iowait time of the P's CPU */
@@ -23,6 +28,9 @@ struct top_sample {
 	unsigned int nprocs;
 	struct top_p *p;
 	uint64_t gdepth, gputs, ggets;
+	unsigned int nnodes;	/* 1 + the highest node of a P */
+	unsigned int nnodeqs;	/* per-node global queues, 0 for none */
+	uint64_t *nodeq_depth;	/* nnodeqs entries, index = node */
 };
 
 struct top_opts {
@@ -37,6 +45,9 @@ struct top_opts {
  * its queue depth, items/s, steals/s, stolen-from/s, idle %) and a row for
  * the global queue.  With @prev NULL (or no time between the samples) the
  * counters themselves are shown instead of rates and idle % is "-".
+ * With more than one node, a row per node follows: its Ps, items/s and
+ * steals/s by level (smt, cache, node, remote: cross-node) of its Ps, and
+ * the depth of its global queue ("-" without per-node queues).
  * Idle % is 100 * delta cpu_idle / delta cpu_total: the share of the
  * interval the P's CPU ran nothing (its M parked, no other task).
  * Returns the number of lines written.

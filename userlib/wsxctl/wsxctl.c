@@ -143,8 +143,10 @@ static const char stats_help[] =
 	"\n"
 	"Print the module's per-P scheduler statistics from debugfs\n"
 	"($WSX_DEBUGFS/stats, default " WSX_DEBUGFS_PATH "/stats; usually\n"
-	"root only), parsed: one line per P and a global line, or with --json\n"
-	"one JSON object {\"nprocs\", \"p\": [...], \"global\": {...}}, with\n"
+	"root only), parsed: one line per P (with node= and the steals by\n"
+	"level when the module gives them), the per-node queues' lines and a\n"
+	"global line, or with --json one JSON object {\"nprocs\", \"p\": [...],\n"
+	"\"nodes\": [...] (when per-node queues), \"global\": {...}}, with\n"
 	"the histograms of $WSX_DEBUGFS/latency and steals when readable:\n"
 	"\"latency\": {\"<kind>\": {\"count\", \"buckets\": [64]}} (bucket b:\n"
 	"2^(b-1) <= ns < 2^b, b0: 0 ns), \"steal_sizes\": {\"count\",\n"
@@ -164,6 +166,7 @@ static int cmd_stats(const struct cmd *cmd, int argc, char **argv)
 	};
 	unsigned int flags = 0;
 	struct wsx_stats st;
+	struct wsx_topo topo;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
@@ -174,21 +177,22 @@ static int cmd_stats(const struct cmd *cmd, int argc, char **argv)
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'",
 				   argv[optind]);
-	ret = wsx_stats_read(&st);
+	ret = wsx_stats_read_topo(&st, &topo);
 	if (ret)
 		return report("stats", ret);
 	if (flags & WSX_STATS_JSON) {
 		struct wsx_hist h;
 		bool have_hist = !wsx_hist_read(&h);
 
-		ret = wsx_stats_write_json_hist(stdout, &st,
+		ret = wsx_stats_write_json_hist(stdout, &st, &topo,
 						have_hist ? &h : NULL);
 		if (have_hist)
 			wsx_hist_free(&h);
 	} else {
-		ret = wsx_stats_write(stdout, &st, flags);
+		ret = wsx_stats_write_topo(stdout, &st, &topo, flags);
 	}
 	wsx_stats_free(&st);
+	wsx_topo_free(&topo);
 	return ret ? report("stats", ret) : EXIT_SUCCESS;
 }
 

@@ -26,9 +26,12 @@ const char top_help[] =
 	"1000 ms), like top(1): one row per P with a bar of its queue depth\n"
 	"(items in its inbox, runnext and ring), its depth, then per second:\n"
 	"items/s (items it ran), steals/s (steals it made, as thief),\n"
-	"stolen/s (items other Ps stole from it), and idle%; a last row for\n"
-	"the global queue (depth, puts/s, gets/s).  The bar's scale doubles\n"
-	"until the deepest queue fits; the header gives it.\n"
+	"stolen/s (items other Ps stole from it), and idle%; a row for the\n"
+	"global queue (depth, puts/s, gets/s).  The bar's scale doubles\n"
+	"until the deepest queue fits; the header gives it.  With Ps on more\n"
+	"than one NUMA node, a row per node: its Ps, items/s, steals/s by the\n"
+	"victim's distance (smt, cache, node, remote: cross-node) and its\n"
+	"global queue's depth (\"-\" without per-node queues).\n"
 	"\n"
 	"idle% is the share of the interval during which the P's CPU was\n"
 	"idle (idle + iowait of /proc/stat; P n is taken to run on CPU n, as\n"
@@ -116,6 +119,7 @@ static void read_cpu_times(struct top_sample *s)
 static void free_sample(struct top_sample *s)
 {
 	free(s->p);
+	free(s->nodeq_depth);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -185,6 +189,7 @@ static void parse_extra(const char *text, struct top_sample *s)
 static int take_sample(struct top_sample *s)
 {
 	struct wsx_stats st;
+	struct wsx_topo topo;
 	unsigned int i;
 	char *text;
 	int ret;
@@ -193,21 +198,36 @@ static int take_sample(struct top_sample *s)
 	ret = read_stats_text(&text);
 	if (ret)
 		return ret;
-	ret = wsx_stats_parse(text, &st);
+	ret = wsx_stats_parse_topo(text, &st, &topo);
 	if (ret) {
 		free(text);
 		return ret;
 	}
 	s->p = calloc(st.nprocs ? st.nprocs : 1, sizeof(*s->p));
-	if (!s->p) {
+	s->nodeq_depth = calloc(topo.nnodeqs ? topo.nnodeqs : 1,
+				sizeof(*s->nodeq_depth));
+	if (!s->p || !s->nodeq_depth) {
 		free(text);
+		free_sample(s);
 		wsx_stats_free(&st);
+		wsx_topo_free(&topo);
 		return -ENOMEM;
 	}
 	s->nprocs = st.nprocs;
+	s->nnodes = topo.nnodes;
+	s->nnodeqs = topo.nnodeqs;
+	for (i = 0; i < topo.nnodeqs; i++)
+		s->nodeq_depth[i] = topo.nodeq[i].depth;
 	for (i = 0; i < st.nprocs; i++) {
 		struct top_p *p = &s->p[i];
 		const struct wsx_pstats *q = &st.p[i];
+		const struct wsx_ptopo *t = &topo.p[i];
+
+		p->node = t->node;
+		p->steals_at[TOP_SMT] = t->steals_smt;
+		p->steals_at[TOP_CACHE] = t->steals_cache;
+		p->steals_at[TOP_NODE] = t->steals_node;
+		p->steals_at[TOP_REMOTE] = t->steals_remote;
 
 		p->executed = q->executed;
 		p->steals = q->steals;
@@ -220,6 +240,7 @@ static int take_sample(struct top_sample *s)
 	s->gputs = st.global.puts;
 	s->ggets = st.global.gets;
 	wsx_stats_free(&st);
+	wsx_topo_free(&topo);
 	parse_extra(text, s);
 	free(text);
 	read_cpu_times(s);

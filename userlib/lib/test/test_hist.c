@@ -55,7 +55,7 @@ int main(void)
 	KTAP_EQ(wsx_stats_parse("P0 executed=5\nP1 executed=7\nglobal depth=0"
 				" puts=1 gets=1\n", &st), 0, "stats parse");
 	f = open_memstream(&out, &len);
-	KTAP_EQ(wsx_stats_write_json_hist(f, &st, &h), 0, "json written");
+	KTAP_EQ(wsx_stats_write_json_hist(f, &st, NULL, &h), 0, "json written");
 	fclose(f);
 	fputs(out, stdout);
 	ktap_check(strstr(out, "\"stolen\": {\"count\": 9, \"buckets\": [0, ")
@@ -71,7 +71,7 @@ int main(void)
 	free(out);
 	out = NULL;
 	f = open_memstream(&out, &len);
-	KTAP_EQ(wsx_stats_write_json_hist(f, &st, NULL), 0, "json without");
+	KTAP_EQ(wsx_stats_write_json_hist(f, &st, NULL, NULL), 0, "json without");
 	fclose(f);
 	ktap_check(!strstr(out, "latency") && !strcmp(out + strlen(out) - 4,
 						      "}\n}\n"),

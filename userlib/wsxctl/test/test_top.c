@@ -81,6 +81,95 @@ static void make(struct top_sample *s, unsigned int n, uint64_t t_ns,
 	s->ggets = 40 * scale;
 }
 
+/* Ps 0 .. n/2-1 on node 0, the rest on node 1, per-node queues of @d0, @d1. */
+static void make_nodes(struct top_sample *s, uint64_t scale, uint64_t d0,
+		       uint64_t d1)
+{
+	unsigned int i;
+
+	s->nnodes = 2;
+	s->nnodeqs = 2;
+	s->nodeq_depth = calloc(2, sizeof(*s->nodeq_depth));
+	s->nodeq_depth[0] = d0;
+	s->nodeq_depth[1] = d1;
+	for (i = 0; i < s->nprocs; i++) {
+		s->p[i].node = i >= s->nprocs / 2;
+		s->p[i].steals_at[TOP_SMT] = i * scale;
+		s->p[i].steals_at[TOP_REMOTE] = 5 * i * scale;
+	}
+}
+
+/* Two nodes: a row each with the totals of its Ps, cut to fit too. */
+static void check_nodes(void)
+{
+	struct top_opts plain = { .width = 80 };
+	struct top_opts ansi = { .width = 80, .height = 24, .ansi = true };
+	struct top_sample a, b, big_a, big_b;
+	unsigned int lines, n;
+	const char *row;
+	char *out;
+
+	make(&a, 4, 1000000000ULL, 1);
+	make(&b, 4, 3000000000ULL, 3);
+	make_nodes(&a, 1, 0, 0);
+	make_nodes(&b, 3, 7, 2);
+	out = frame(&a, &b, &plain, &lines);
+	fputs(out, stdout);
+	KTAP_EQ(lines, 10, "two nodes: a column line and a row per node more");
+	ktap_check(widest(out, &n) <= 79, "two nodes: fits 80 columns");
+	KTAP_EQ(n, lines, "two nodes: as many lines as reported");
+	ktap_check(line_of(out, "node ") && strstr(line_of(out, "node "),
+						   "remote/s"),
+		   "the node columns name the remote steals");
+	/* node 1 = P2, P3: executed 5000 -> 15000 in 2 s: 5000/s; smt steals
+	 * 5 -> 15: 5.0/s; remote 25 -> 75: 25.0/s; its queue 2 deep */
+	row = line_of(out, "n1 ");
+	ktap_check(row && !strcmp(strchr(row, ' '), "        2     5000      "
+				  "5.0      0.0      0.0     25.0      2\n"),
+		   "node 1: its Ps, items/s, steals/s by level, queue depth");
+	/* node 0 = P0, P1: 0 + 1000 -> 3000: 1000/s; smt 1 -> 3: 1.0/s;
+	 * remote 5 -> 15: 5.0/s */
+	row = line_of(out, "n0 ");
+	ktap_check(row && strstr(row, "     1000      1.0      0.0      0.0"
+				 "      5.0      7\n"), "node 0's totals");
+	free(out);
+
+	b.nnodeqs = 0;
+	out = frame(NULL, &b, &plain, &lines);
+	row = line_of(out, "n1 ");
+	ktap_check(row && strstr(row, "    15000       15        0        0"
+				 "       75      -\n"),
+		   "counters without a previous sample; '-' without node "
+		   "queues");
+	free(out);
+
+	make(&big_a, 64, 1000000000ULL, 1);
+	make(&big_b, 64, 2000000000ULL, 2);
+	make_nodes(&big_a, 1, 0, 0);
+	make_nodes(&big_b, 2, 0, 0);
+	out = frame(&big_a, &big_b, &ansi, &lines);
+	ktap_check(lines <= 24 && line_of(out, "n1 ") &&
+		   strstr(out, "more Ps"),
+		   "64 Ps on two nodes: 24 lines, the node rows kept (%u)",
+		   lines);
+	free(out);
+
+	/* one node: no node rows */
+	a.nnodes = b.nnodes = 1;
+	out = frame(&a, &b, &plain, &lines);
+	ktap_check(lines == 7 && !line_of(out, "node "),
+		   "one node: no node rows");
+	free(out);
+	free(a.p);
+	free(b.p);
+	free(big_a.p);
+	free(big_b.p);
+	free(a.nodeq_depth);
+	free(b.nodeq_depth);
+	free(big_a.nodeq_depth);
+	free(big_b.nodeq_depth);
+}
+
 int main(void)
 {
 	struct top_opts plain = { .width = 80 };
@@ -165,5 +254,6 @@ int main(void)
 	free(b.p);
 	free(big_a.p);
 	free(big_b.p);
+	check_nodes();
 	return ktap_done();
 }

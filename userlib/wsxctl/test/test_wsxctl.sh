@@ -158,6 +158,36 @@ check_debugfs() {
 	has err "executed per P: skipped, stats unreadable" "... says so"
 }
 
+# A module with steal_topology=numa on two nodes: node and level keys on
+# the P lines, the per-node global queues.
+check_debugfs_topology() {
+	keys="runnext_hits=0 ring_puts=0 spills=0 global_gets=0 steal_attempts=0 steals=0 stolen=0 stolen_from=0 steal_cas_fails=0 spins=0 parks=0 wakeups=0"
+	mkdir "$tmp/numa"
+	cat >"$tmp/numa/stats" <<-END
+	P0 executed=10 $keys node=0 steals_smt=1 steals_cache=2 steals_node=3 steals_remote=0 stolen_smt=1 stolen_cache=2 stolen_node=5 stolen_remote=0
+	P1 executed=20 $keys node=1 steals_smt=0 steals_cache=0 steals_node=0 steals_remote=4 stolen_smt=0 stolen_cache=0 stolen_node=0 stolen_remote=9
+	node0 nid=0 depth=3 puts=7 gets=4
+	node1 nid=1 depth=0 puts=2 gets=2
+	global depth=3 puts=9 gets=6
+	END
+	WSX_DEBUGFS=$tmp/numa expect 0 "stats with nodes" stats
+	cmp -s "$tmp/out" "$tmp/numa/stats"
+	ok $? "... prints the node and level keys and the node lines"
+	WSX_DEBUGFS=$tmp/numa expect 0 "stats --json with nodes" stats --json
+	has out '"node": 1, "steals_smt": 0, "steals_cache": 0, "steals_node": 0, "steals_remote": 4' \
+		"... JSON has each P's levels"
+	has out '{"nid": 1, "depth": 0, "puts": 2, "gets": 2}' \
+		"... and the node queues"
+	WSX_DEBUGFS=$tmp/numa expect 0 "top --once with nodes" top --once \
+		--interval 0
+	has out "n1        1       20        0        0        0        4      0" \
+		"... a row per node: Ps, items, steals by level, queue depth"
+	WSX_DEBUGFS=$tmp/debugfs expect 0 "top --once, an older module" top \
+		--once --interval 0
+	! grep -q '^node ' "$tmp/out"
+	ok $? "... no node rows"
+}
+
 check_crc32c() {
 	printf 123456789 >"$tmp/digits"
 	: >"$tmp/empty"
@@ -185,6 +215,7 @@ check_help
 check_errors
 check_run
 check_debugfs
+check_debugfs_topology
 check_crc32c
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -388,14 +388,15 @@ struct wsx_stats {
  * then one line "global key=value ...".  Values are unsigned decimal 64-bit
  * numbers.  Keys the library knows (the fields of struct wsx_pstats and
  * struct wsx_gstats) are stored, others are skipped, fields whose key is
- * missing stay 0.  Empty lines are skipped.
+ * missing stay 0.  Empty lines are skipped, and so are the lines
+ * "node<i> ..." of the per-node global queues (see wsx_stats_parse_topo()).
  *
  * Returns 0, or:
  *   -EINVAL	@text or @st NULL, or malformed text: a token without '=' or
  *		with an empty key, a value that is not a decimal number or
  *		overflows, P lines not numbered 0..n-1 in order, a line of
- *		another kind, a P line after the global line, no P line, no
- *		or two global lines
+ *		another kind, a P line after a node or the global line, no P
+ *		line, no or two global lines
  *   -ENOMEM	out of memory
  *
  * Free a parsed @st with wsx_stats_free().
@@ -451,6 +452,102 @@ void wsx_stats_free(struct wsx_stats *st);
  * Thread-safety: as stdio: safe, @f is locked per call of fprintf().
  */
 int wsx_stats_write(FILE *f, const struct wsx_stats *st, unsigned int flags);
+
+/*
+ * What the stats file tells of the machine's topology (modules with the
+ * steal_topology parameter).  The steal levels are the distance of the
+ * victim from the thief: smt (a sibling thread of the same core), cache
+ * (a CPU sharing the last-level cache), node (the same NUMA node), remote
+ * (another node).
+ */
+struct wsx_ptopo {
+	__u64 node;		/* index of the P's NUMA node (node= key) */
+	__u64 steals_smt;	/* steals that got something, by level */
+	__u64 steals_cache;
+	__u64 steals_node;
+	__u64 steals_remote;
+	__u64 stolen_smt;	/* items this P stole, by level */
+	__u64 stolen_cache;
+	__u64 stolen_node;
+	__u64 stolen_remote;
+};
+
+/* A per-node global queue ("node<i>" line). */
+struct wsx_nodeq {
+	__u64 nid;		/* the kernel's node number */
+	__u64 depth;		/* items queued now */
+	__u64 puts;
+	__u64 gets;
+};
+
+/* wsx_stats_parse_topo() allocates @p and @nodeq. */
+struct wsx_topo {
+	int have_nodes;		/* the P lines carry node=; else all 0 */
+	unsigned int nprocs;	/* as in struct wsx_stats */
+	struct wsx_ptopo *p;	/* nprocs entries, index = P number */
+	unsigned int nnodes;	/* 1 + the highest node index of a P */
+	unsigned int nnodeqs;	/* "node<i>" lines; 0 with one global queue */
+	struct wsx_nodeq *nodeq;/* nnodeqs entries, index = i */
+};
+
+/*
+ * wsx_stats_parse_topo - parse the stats file, its topology keys too
+ * @text:	as for wsx_stats_parse()
+ * @st:		as for wsx_stats_parse()
+ * @topo:	filled on success; zeroed on failure
+ *
+ * As wsx_stats_parse(), and also stores each P's node= and steals_<level>=,
+ * stolen_<level>= keys in @topo->p, and the lines "node<i> nid= depth=
+ * puts= gets=" (numbered 0.. in order, after the P lines, before the global
+ * line) in @topo->nodeq.  Text from a module without them parses with
+ * @topo->have_nodes 0, every P on node 0 and no node queues.
+ *
+ * Returns 0, or the errors of wsx_stats_parse(); also -EINVAL for node
+ * lines out of order or not between the P lines and the global line.
+ *
+ * Free with wsx_stats_free() and wsx_topo_free().
+ *
+ * Thread-safety: safe.
+ */
+int wsx_stats_parse_topo(const char *text, struct wsx_stats *st,
+			 struct wsx_topo *topo);
+
+/*
+ * wsx_stats_read_topo - read the stats file once, parse it with its topology
+ * @st, @topo:	as for wsx_stats_parse_topo()
+ *
+ * Returns as wsx_stats_read().
+ *
+ * Thread-safety: safe.
+ */
+int wsx_stats_read_topo(struct wsx_stats *st, struct wsx_topo *topo);
+
+/*
+ * wsx_topo_free - free what wsx_stats_parse_topo() allocated in @topo
+ * @topo:	parsed or zeroed, or NULL; zeroed
+ *
+ * Thread-safety: no other call may use @topo at the same time.
+ */
+void wsx_topo_free(struct wsx_topo *topo);
+
+/*
+ * wsx_stats_write_topo - print parsed stats with their topology keys
+ * @f, @st, @flags:	as for wsx_stats_write()
+ * @topo:	parsed with @st
+ *
+ * As wsx_stats_write(); with @topo->have_nodes each P line (JSON object)
+ * also has node and the eight level counters, and the node queues follow
+ * the P lines ("nodes": [{"nid": ..., "depth": ..., "puts": ...,
+ * "gets": ...}, ...] in JSON).  The text parses back with
+ * wsx_stats_parse_topo() to the same values.
+ *
+ * Returns as wsx_stats_write(); -EINVAL also when @topo is NULL or its
+ * nprocs is not @st's.
+ *
+ * Thread-safety: as wsx_stats_write().
+ */
+int wsx_stats_write_topo(FILE *f, const struct wsx_stats *st,
+			 const struct wsx_topo *topo, unsigned int flags);
 
 /*
  * wsx_schedtrace_read - read the one-line scheduler trace
