@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of wsx's pure parts: the ring (wsx_ring.h) and the victim
- * order and global batch formulas (wsx_order.h).  Built as wsx_kunit.ko
+ * KUnit tests of wsx's pure parts: the ring (wsx_ring.h), the victim
+ * order and global batch formulas (wsx_order.h), and the victim tables by
+ * distance (wsx_victims.h) for generated topologies.  Built as wsx_kunit.ko
  * when the kernel has KUnit (the debug kernels of `make check-debug`).
  *
  * The race tests run an owner and thieves on a ring (and on a runnext slot)
@@ -25,6 +26,7 @@ static void wsx_ring_churn_once(const struct wsx_ring *r);
 
 #include "wsx_order.h"
 #include "wsx_ring.h"
+#include "wsx_victims.h"
 
 /* A consumer takes one item and the owner puts one: still full. */
 static void wsx_ring_churn_once(const struct wsx_ring *r)
@@ -318,6 +320,182 @@ static void ring_and_runnext_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, once, (unsigned long)RACE_ITEMS);
 }
 
+/* ---- victim tables by distance (wsx_victims.h) ---------------------- */
+
+#define TOPO_MAX_CPUS	64
+#define TOPO_MAX_NODES	4
+
+/* A generated machine: nodes x llcs x cores x threads CPUs, some missing. */
+struct topo_case {
+	unsigned int nodes, llcs, cores, threads;	/* per node, llc, core */
+	unsigned int missing_every;	/* drop every k-th CPU (0: none) */
+};
+
+struct topo_gen {
+	struct wsx_topo_p ps[TOPO_MAX_CPUS];
+	u8 dist[TOPO_MAX_NODES * TOPO_MAX_NODES];
+	unsigned int n, nnodes;
+};
+
+/*
+ * Number CPUs node by node, LLC by LLC, core by core; a P for each CPU
+ * present (the CPUs missing after hotplug get none, so P ids are dense
+ * while CPU ids have holes).  Node distances: 10 to itself, 20 + 10 x
+ * |a - b| to others, so farther node indices are farther.
+ */
+static void topo_generate(const struct topo_case *c, struct topo_gen *g)
+{
+	unsigned int cpu = 0, node, llc, core, thr, a, b;
+
+	g->n = 0;
+	g->nnodes = c->nodes;
+	for (node = 0; node < c->nodes; node++)
+		for (llc = 0; llc < c->llcs; llc++)
+			for (core = 0; core < c->cores; core++)
+				for (thr = 0; thr < c->threads; thr++, cpu++) {
+					struct wsx_topo_p *p = &g->ps[g->n];
+
+					if (c->missing_every &&
+					    cpu % c->missing_every == 1)
+						continue;
+					p->node = node;
+					p->llc = cpu - thr - core * c->threads;
+					p->core = cpu - thr;
+					g->n++;
+				}
+	for (a = 0; a < c->nodes; a++)
+		for (b = 0; b < c->nodes; b++)
+			g->dist[a * c->nodes + b] = a == b ? 10 :
+				20 + 10 * (a > b ? a - b : b - a);
+}
+
+/*
+ * Every other P exactly once, never @self; groups in strictly increasing
+ * key order (nearer levels strictly first, other nodes by distance); each
+ * group one key; @level as wsx_level_of() says.
+ */
+static void topo_check_one(struct kunit *test, enum wsx_steal_topology topo,
+			   const struct topo_gen *g, unsigned int self)
+{
+	u16 order[TOPO_MAX_CPUS], ends[WSX_LEVEL_REMOTE + TOPO_MAX_NODES];
+	u8 level[TOPO_MAX_CPUS], seen[TOPO_MAX_CPUS] = { 0 };
+	unsigned int ngroups, gi, k = 0, key, prev = 0, id;
+
+	ngroups = wsx_victims_build(topo, g->ps, g->n, self, g->dist,
+				    g->nnodes, order, ends, level);
+	KUNIT_ASSERT_LE(test, ngroups, WSX_LEVEL_REMOTE + g->nnodes);
+	for (gi = 0; gi < ngroups; gi++) {
+		KUNIT_ASSERT_GT(test, ends[gi], k);	/* no empty group */
+		for (; k < ends[gi]; k++) {
+			id = order[k];
+			KUNIT_ASSERT_LT(test, id, g->n);
+			KUNIT_EXPECT_NE(test, id, self);
+			seen[id]++;
+			key = wsx_victim_key(topo, &g->ps[self], &g->ps[id],
+					     g->dist, g->nnodes);
+			if (k == (gi ? ends[gi - 1] : 0u)) {
+				if (gi)
+					KUNIT_EXPECT_GT(test, key, prev);
+				prev = key;
+			}
+			KUNIT_EXPECT_EQ(test, key, prev);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, k, g->n - 1);
+	for (id = 0; id < g->n; id++) {
+		KUNIT_EXPECT_EQ(test, seen[id], id == self ? 0 : 1);
+		KUNIT_EXPECT_EQ(test, level[id],
+				wsx_level_of(&g->ps[self], &g->ps[id]));
+	}
+	if (topo == WSX_TOPO_FLAT && g->n > 1)
+		KUNIT_EXPECT_EQ(test, ngroups, 1);
+}
+
+/* Levels: SMT before cache before node before remote, for numa. */
+static void topo_check_levels(struct kunit *test, const struct topo_gen *g,
+			      unsigned int self)
+{
+	u16 order[TOPO_MAX_CPUS], ends[WSX_LEVEL_REMOTE + TOPO_MAX_NODES];
+	u8 level[TOPO_MAX_CPUS];
+	unsigned int k, prev = 0, lv, d, prevd = 0;
+
+	wsx_victims_build(WSX_TOPO_NUMA, g->ps, g->n, self, g->dist,
+			  g->nnodes, order, ends, level);
+	for (k = 0; k + 1 < g->n; k++) {
+		lv = level[order[k]];
+		KUNIT_EXPECT_GE(test, lv, prev);
+		prev = lv;
+		if (lv != WSX_LEVEL_REMOTE)
+			continue;
+		d = g->dist[g->ps[self].node * g->nnodes +
+			    g->ps[order[k]].node];
+		KUNIT_EXPECT_GE(test, d, prevd);	/* nearest first */
+		prevd = d;
+	}
+}
+
+static const struct topo_case topo_cases[] = {
+	{ 1, 1, 2, 1, 0 },	/* two CPUs, no SMT */
+	{ 1, 1, 4, 2, 0 },	/* SMT pairs, one LLC */
+	{ 1, 2, 4, 2, 0 },	/* two LLCs on one node */
+	{ 2, 1, 2, 2, 0 },	/* the QEMU machine of the tests */
+	{ 2, 2, 2, 2, 3 },	/* CPUs missing after hotplug */
+	{ 3, 2, 2, 1, 0 },	/* three nodes, distances differ */
+	{ 4, 4, 2, 2, 0 },	/* 64 CPUs on four nodes */
+	{ 4, 2, 4, 2, 5 },	/* 64 CPU ids, every 5th missing */
+	{ 1, 1, 1, 1, 0 },	/* one P: no victims */
+};
+
+static void victims_by_distance(struct kunit *test)
+{
+	static const enum wsx_steal_topology topos[] = {
+		WSX_TOPO_NUMA, WSX_TOPO_CACHE, WSX_TOPO_FLAT,
+	};
+	struct topo_gen *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	unsigned int c, t, self;
+
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	for (c = 0; c < ARRAY_SIZE(topo_cases); c++) {
+		topo_generate(&topo_cases[c], g);
+		KUNIT_ASSERT_LE(test, g->n, TOPO_MAX_CPUS);
+		for (self = 0; self < g->n; self++) {
+			for (t = 0; t < ARRAY_SIZE(topos); t++)
+				topo_check_one(test, topos[t], g, self);
+			topo_check_levels(test, g, self);
+		}
+	}
+}
+
+/* The 2-node QEMU machine: P0's groups are exactly {1}, {2,3}, {4..7}. */
+static void victims_of_the_test_machine(struct kunit *test)
+{
+	static const struct topo_case c = { 2, 1, 2, 2, 0 };
+	u16 order[TOPO_MAX_CPUS], ends[WSX_LEVEL_REMOTE + TOPO_MAX_NODES];
+	u8 level[TOPO_MAX_CPUS];
+	struct topo_gen *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	unsigned int ngroups;
+
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	topo_generate(&c, g);
+	ngroups = wsx_victims_build(WSX_TOPO_NUMA, g->ps, g->n, 0, g->dist,
+				    g->nnodes, order, ends, level);
+	KUNIT_ASSERT_EQ(test, ngroups, 3);
+	KUNIT_EXPECT_EQ(test, ends[0], 1);
+	KUNIT_EXPECT_EQ(test, order[0], 1);
+	KUNIT_EXPECT_EQ(test, ends[1], 3);
+	KUNIT_EXPECT_EQ(test, ends[2], 7);
+	KUNIT_EXPECT_EQ(test, level[1], WSX_LEVEL_SMT);
+	KUNIT_EXPECT_EQ(test, level[2], WSX_LEVEL_CACHE);
+	KUNIT_EXPECT_EQ(test, level[4], WSX_LEVEL_REMOTE);
+	ngroups = wsx_victims_build(WSX_TOPO_CACHE, g->ps, g->n, 0, g->dist,
+				    g->nnodes, order, ends, level);
+	KUNIT_EXPECT_EQ(test, ngroups, 3);
+	ngroups = wsx_victims_build(WSX_TOPO_FLAT, g->ps, g->n, 0, g->dist,
+				    g->nnodes, order, ends, level);
+	KUNIT_EXPECT_EQ(test, ngroups, 1);
+	KUNIT_EXPECT_EQ(test, level[4], WSX_LEVEL_REMOTE);
+}
+
 static struct kunit_case wsx_ring_cases[] = {
 	KUNIT_CASE(ring_fifo_full_empty),
 	KUNIT_CASE(ring_len_churning_full_ring),
@@ -327,6 +505,8 @@ static struct kunit_case wsx_ring_cases[] = {
 	KUNIT_CASE(order_visits_every_p_once),
 	KUNIT_CASE(global_batch_formula),
 	KUNIT_CASE(ring_and_runnext_race),
+	KUNIT_CASE(victims_by_distance),
+	KUNIT_CASE(victims_of_the_test_machine),
 	{}
 };
 
