@@ -298,7 +298,10 @@ TEST_F_TIMEOUT(obs, schedtrace_ms_logs_the_documented_line, 120)
 	EXPECT_LT(0, lines);
 	kmsg_free(&log);
 
-	/* with scheddetail=1: nprocs P lines, then nprocs M lines */
+	/*
+	 * with scheddetail=1: a line per node, whose Ps add up to nprocs,
+	 * then nprocs P lines, then a line per M
+	 */
 	ASSERT_EQ(0, wsx_test_param_set("scheddetail", "1"));
 	ASSERT_EQ(0, wsx_test_param_set("schedtrace_ms", "10"));
 	items = run_load(self->fd);
@@ -315,11 +318,28 @@ TEST_F_TIMEOUT(obs, schedtrace_ms_logs_the_documented_line, 120)
 		size_t j;
 		int k;
 
+		unsigned int node_ps = 0;
+
 		if (parse_schedline(log.line[i], &sl) != 1)
 			continue;
-		if (i + self->nprocs + 1 >= log.n)
+		for (j = i + 1; j < log.n && strstr(log.line[j], " node"); j++) {
+			unsigned int node, ps, run, idle, off;
+			int nid;
+
+			ASSERT_EQ(6, sscanf(strstr(log.line[j], "node"),
+					    "node%u: nid=%d ps=%u running=%u idle=%u offline=%u",
+					    &node, &nid, &ps, &run, &idle, &off)) {
+				TH_LOG("%s", log.line[j]);
+			}
+			EXPECT_EQ(ps, run + idle + off);
+			node_ps += ps;
+		}
+		if (j + self->nprocs >= log.n)
 			break;	/* the last one may be cut by the stop */
-		for (k = 0, j = i + 1; k < self->nprocs; k++, j++) {
+		ASSERT_EQ(self->nprocs, (int)node_ps) {
+			TH_LOG("the node lines count %u Ps", node_ps);
+		}
+		for (k = 0; k < self->nprocs; k++, j++) {
 			char want[32], status[16];
 			unsigned int id, tick, m, rq;
 			int next, timers;
