@@ -124,6 +124,15 @@ check-matrix:
 	@$(MAKE) --no-print-directory userlib selftests
 	@scripts/check-matrix
 
+## check-scale-quick  64 vCPUs, one boot: exactly-once with 10^6 items,
+##               hotplug over 16 CPUs, the idle check, the trickle's
+##               spinning bound (see scripts/check-scale-quick)
+.PHONY: check-scale-quick
+check-scale-quick:
+	@scripts/deps
+	@$(MAKE) --no-print-directory all
+	@scripts/check-scale-quick
+
 ## check-debug   the KUnit tests and the kselftests on the KASAN + lockdep
 ##               and KCSAN + lockdep kernels built from linux-source-6.1
 ##               (built once, ~10 min each on quiet cores, cached; see

@@ -53,15 +53,15 @@ wsx_scenario() {
 	esac
 }
 
-# wsx_hotplug_cpus: those of CPUs 1-3 that can go offline here; skips
-# (exit 4) with the reason when there is none
+# wsx_hotplug_cpus: those of CPUs $WSX_HOTPLUG_CPUS (default 1-3) that can
+# go offline here; skips (exit 4) with the reason when there is none
 wsx_hotplug_cpus() {
 	cpus=""
-	for c in 1 2 3; do
+	for c in ${WSX_HOTPLUG_CPUS:-1 2 3}; do
 		[ -w /sys/devices/system/cpu/cpu$c/online ] && cpus="$cpus $c"
 	done
 	if [ -z "$cpus" ]; then
-		echo "# SKIP no CPU among 1-3 can go offline here"
+		echo "# SKIP no CPU among ${WSX_HOTPLUG_CPUS:-1 2 3} can go offline here"
 		exit $KSFT_SKIP
 	fi
 }

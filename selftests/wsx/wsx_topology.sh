@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Topology-aware stealing keeps steals inside a NUMA node: the same
+# imbalanced work (WSX_TOPO_ITEMS SPIN items of WSX_TOPO_SPIN_NS each
+# queued on P0 and as many on the first P of node 1) is run under
+# steal_topology=flat and under steal_topology=numa, and the cross-node
+# steals (steals_remote of the stats, summed over the Ps) are compared:
+# numa must make at most a tenth of flat's.  flat must make some, or the
+# scenario measured nothing.  Needs at least two NUMA nodes with Ps on
+# each (scripts/vm-run --topology nodes=2,...).
+DIR=$(dirname "$0")
+. "$DIR/wsx_lib.sh"
+wsx_need_root_and_module
+
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+if [ "$nodes" -lt 2 ]; then
+	echo "# SKIP fewer than 2 NUMA nodes"
+	exit $KSFT_SKIP
+fi
+WSXCTL=${WSXCTL:-wsxctl}
+if ! command -v "$WSXCTL" >/dev/null; then
+	echo "# SKIP wsxctl not found (set WSXCTL)"
+	exit $KSFT_SKIP
+fi
+items=${WSX_TOPO_ITEMS:-4000}
+spin_ns=${WSX_TOPO_SPIN_NS:-50000}
+
+# stat_sum KEY: KEY= summed over the P lines of the stats file
+stat_sum() {
+	awk -v key="$1=" '/^P[0-9]+ / {
+		for (i = 2; i <= NF; i++)
+			if (index($i, key) == 1) sum += substr($i, length(key) + 1)
+	} END { print sum + 0 }' "$WSX_DEBUGFS/stats"
+}
+
+# first_p_of_node N: the number of the first P whose node= is N
+first_p_of_node() {
+	awk -v want="node=$1" '/^P[0-9]+ / {
+		for (i = 2; i <= NF; i++)
+			if ($i == want) { print substr($1, 2); exit }
+	}' "$WSX_DEBUGFS/stats"
+}
+
+# run_scenario TOPOLOGY: load with it, queue the work on P0 and on node 1's
+# first P at once, wait for both; prints the cross-node steals, or fails
+run_scenario() {
+	wsx_reload steal_topology="$1" || {
+		echo "# FAIL: load with steal_topology=$1" >&2
+		return 1
+	}
+	p1=$(first_p_of_node 1)
+	if [ -z "$p1" ]; then
+		echo "# FAIL: steal_topology=$1: no P line with node=1 in the stats" >&2
+		return 1
+	fi
+	"$WSXCTL" run spin "$spin_ns" --count "$items" --place cpu:0 \
+		>/tmp/wsx_topology.0 2>&1 &
+	pid0=$!
+	"$WSXCTL" run spin "$spin_ns" --count "$items" --place "cpu:$p1" \
+		>/tmp/wsx_topology.1 2>&1
+	st1=$?
+	wait "$pid0"
+	st0=$?
+	if [ "$st0" != 0 ] || [ "$st1" != 0 ]; then
+		echo "# FAIL: steal_topology=$1: wsxctl run failed" >&2
+		sed 's/^/# /' /tmp/wsx_topology.0 /tmp/wsx_topology.1 >&2
+		return 1
+	fi
+	echo "# steal_topology=$1: $items items on P0 and P$p1," \
+		"steals $(stat_sum steals), cross-node $(stat_sum steals_remote)" >&2
+	stat_sum steals_remote
+}
+
+rc=0
+flat=$(run_scenario flat) || rc=$KSFT_FAIL
+numa=$(run_scenario numa) || rc=$KSFT_FAIL
+if [ $rc = 0 ]; then
+	if [ "$flat" -eq 0 ]; then
+		echo "# FAIL: no cross-node steal under flat: the scenario measured nothing"
+		rc=$KSFT_FAIL
+	elif [ $((numa * 10)) -gt "$flat" ]; then
+		echo "# FAIL: cross-node steals: numa $numa, more than a tenth of flat's $flat"
+		rc=$KSFT_FAIL
+	else
+		echo "# cross-node steals: numa $numa, flat $flat"
+	fi
+fi
+rm -f /tmp/wsx_topology.0 /tmp/wsx_topology.1
+wsx_reload || rc=$KSFT_FAIL
+exit $rc
