@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Topology-aware stealing keeps steals inside a NUMA node: the same
-# imbalanced work (WSX_TOPO_ITEMS SPIN items of WSX_TOPO_SPIN_NS each
+# imbalanced work (WSX_TOPO_ITEMS, default 10000, SPIN items of WSX_TOPO_SPIN_NS each
 # queued on P0 and as many on the first P of node 1) is run under
 # steal_topology=flat and under steal_topology=numa, and the cross-node
 # steals (steals_remote of the stats, summed over the Ps) are compared:
@@ -23,7 +23,7 @@ if ! command -v "$WSXCTL" >/dev/null; then
 	echo "# SKIP wsxctl not found (set WSXCTL)"
 	exit $KSFT_SKIP
 fi
-items=${WSX_TOPO_ITEMS:-4000}
+items=${WSX_TOPO_ITEMS:-10000}
 spin_ns=${WSX_TOPO_SPIN_NS:-50000}
 
 # stat_sum KEY: KEY= summed over the P lines of the stats file
