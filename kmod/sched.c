@@ -90,7 +90,8 @@
  *    left for the last round) ends the search: another round would find
  *    the same, and an M that gives up too early is covered by the parking
  *    handshake below.  So an M looking for work tries each busy P at most
- *    once per round, and one round when there is nothing to steal;
+ *    once per round, and makes one round when there is nothing to steal
+ *    (a busy P's runnext or delayed items keep it going to the last);
  *  - park, rechecking the queues once after announcing it (below).
  *
  * Spinning and parking

@@ -370,6 +370,26 @@ static void topo_generate(const struct topo_case *c, struct topo_gen *g)
 }
 
 /*
+ * The group key the builder must give P @b seen from @a, worked out here
+ * from the generator's numbers, not with wsx_victim_key()'s code.
+ */
+static unsigned int topo_expected_key(enum wsx_steal_topology topo,
+				      const struct topo_gen *g,
+				      unsigned int a, unsigned int b)
+{
+	const struct wsx_topo_p *x = &g->ps[a], *y = &g->ps[b];
+	unsigned int near;
+
+	if (topo == WSX_TOPO_FLAT)
+		return 0;
+	near = x->core == y->core ? 0 : x->llc == y->llc ? 1 : 2;
+	if (x->node != y->node)
+		return topo == WSX_TOPO_CACHE ? 2 :
+			3 + g->dist[x->node * g->nnodes + y->node];
+	return near;
+}
+
+/*
  * Every other P exactly once, never @self; groups in strictly increasing
  * key order (nearer levels strictly first, other nodes by distance); each
  * group one key; @level as wsx_level_of() says.
@@ -391,8 +411,7 @@ static void topo_check_one(struct kunit *test, enum wsx_steal_topology topo,
 			KUNIT_ASSERT_LT(test, id, g->n);
 			KUNIT_EXPECT_NE(test, id, self);
 			seen[id]++;
-			key = wsx_victim_key(topo, &g->ps[self], &g->ps[id],
-					     g->dist, g->nnodes);
+			key = topo_expected_key(topo, g, self, id);
 			if (k == (gi ? ends[gi - 1] : 0u)) {
 				if (gi)
 					KUNIT_EXPECT_GT(test, key, prev);
@@ -405,7 +424,9 @@ static void topo_check_one(struct kunit *test, enum wsx_steal_topology topo,
 	for (id = 0; id < g->n; id++) {
 		KUNIT_EXPECT_EQ(test, seen[id], id == self ? 0 : 1);
 		KUNIT_EXPECT_EQ(test, level[id],
-				wsx_level_of(&g->ps[self], &g->ps[id]));
+				g->ps[self].node != g->ps[id].node ?
+				WSX_LEVEL_REMOTE :
+				topo_expected_key(WSX_TOPO_NUMA, g, self, id));
 	}
 	if (topo == WSX_TOPO_FLAT && g->n > 1)
 		KUNIT_EXPECT_EQ(test, ngroups, 1);
@@ -466,7 +487,29 @@ static void victims_by_distance(struct kunit *test)
 	}
 }
 
-/* The 2-node QEMU machine: P0's groups are exactly {1}, {2,3}, {4..7}. */
+/* The suites' guest, 2 nodes of 2 CPUs: P0's groups are {1}, {2, 3}. */
+static void victims_of_the_suite_machine(struct kunit *test)
+{
+	static const struct topo_case c = { 2, 1, 2, 1, 0 };
+	u16 order[TOPO_MAX_CPUS], ends[WSX_LEVEL_REMOTE + TOPO_MAX_NODES];
+	u8 level[TOPO_MAX_CPUS];
+	struct topo_gen *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	topo_generate(&c, g);
+	KUNIT_ASSERT_EQ(test, g->n, 4);
+	KUNIT_ASSERT_EQ(test, wsx_victims_build(WSX_TOPO_NUMA, g->ps, g->n, 0,
+						g->dist, g->nnodes, order,
+						ends, level), 2);
+	KUNIT_EXPECT_EQ(test, ends[0], 1);
+	KUNIT_EXPECT_EQ(test, order[0], 1);
+	KUNIT_EXPECT_EQ(test, ends[1], 3);
+	KUNIT_EXPECT_EQ(test, level[1], WSX_LEVEL_CACHE);
+	KUNIT_EXPECT_EQ(test, level[2], WSX_LEVEL_REMOTE);
+	KUNIT_EXPECT_EQ(test, level[3], WSX_LEVEL_REMOTE);
+}
+
+/* The bench's 2-node machine with SMT: P0's groups are exactly {1}, {2,3}, {4..7}. */
 static void victims_of_the_test_machine(struct kunit *test)
 {
 	static const struct topo_case c = { 2, 1, 2, 2, 0 };
@@ -506,6 +549,7 @@ static struct kunit_case wsx_ring_cases[] = {
 	KUNIT_CASE(global_batch_formula),
 	KUNIT_CASE(ring_and_runnext_race),
 	KUNIT_CASE(victims_by_distance),
+	KUNIT_CASE(victims_of_the_suite_machine),
 	KUNIT_CASE(victims_of_the_test_machine),
 	{}
 };

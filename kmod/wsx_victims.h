@@ -20,6 +20,7 @@
 #define _WSX_VICTIMS_H
 
 #include <linux/limits.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 #include "topology.h"
