@@ -15,7 +15,12 @@
  *   inbox[p]  the llist that items queued from outside go to; the owner
  *             empties it at each schedule point and (F7 (ii)) so may a thief;
  *   pidle[p]  the P's idle bit; with npidle, nmspinning and each M's woken
- *             and wake_spinning, the wakeup protocol.
+ *             and wake_spinning, the wakeup protocol.  Set by the parking
+ *             holder after it found its ring and runnext empty, cleared by
+ *             a waker or by the holder taking its P back.  A thief skips a
+ *             victim whose bit is set and whose inbox is empty
+ *             (wsx_steal_group()), and asserts there that its ring and
+ *             runnext are empty.
  * glen[q] is global queue q: one (NODES 1, steal_topology flat or cache,
  * or one node), or one per NUMA node (NODES 2, steal_topology=numa): P p
  * is on node NODE(p); a submitter on either node's CPU puts on its node's
@@ -68,6 +73,10 @@
  *             waker claimed first sleeps without handing the search on.
  *   BUG_N4    sched.c:280-285: wsx_wakep() reserves nmspinning before it
  *             has found an idle P.
+ *   BUG_SKIP  the parker's recheck takes its own inbox into its ring before
+ *             it takes its idle bit back: the ring fills while the bit is
+ *             set, and a thief skips a P with items (the assertion in
+ *             try_victim()).
  *   BUG_G1    per-node global queues (NODES 2) whose parker rechecks only
  *             its own node's queue: a queuer on the other node that saw
  *             this M spinning woke nobody, and nobody looks at that queue.
@@ -77,7 +86,7 @@
  * Sizes: NP Ps (= Ms, 2 or 3), NSUB items queued by the submitter, NSPAWN
  * items spawned, NAWAKE Ms looking for work at the start (the others start
  * parked, their P idle), NODES global queues (1 or 2).  The defaults (2, 2,
- * 1, 1, 1) take 2.8 million states.
+ * 1, 1, 1) take 2.9 million states.
  *
  * Line numbers are kmod/sched.c's as of f7ca79a unless named otherwise.
  */
@@ -311,6 +320,32 @@ inline steal_inbox(v)
 }
 
 /*
+ * wsx_steal_group()'s look at one victim: an idle P (test_bit() of its bit
+ * in wsx_sched.pidle) whose inbox is empty (llist_empty(), a step of its
+ * own) is skipped, not tried; otherwise wsx_runq_steal(), then F7 (ii).
+ * The skip relies on the rule that an idle P's ring and runnext are empty:
+ * only its holder fills them, and it sets its idle bit (wsx_m_idle_p())
+ * only after finding both empty; a waker or the holder clears the bit
+ * before the holder fills them again.  The assertion checks the rule at
+ * the moment the bit is read set.  k > 0: something was taken; no skip
+ * and no grab leaves k 0.
+ */
+inline try_victim(v)
+{
+	atomic { skipped = pidle[v]; assert(!skipped || rq[v] == 0) }
+	if
+	:: skipped -> atomic { skipped = (inbox[v] == 0) }
+	:: else
+	fi;
+	if
+	:: skipped -> skipped = false; k = 0
+	:: else ->
+		atomic { steal_ring(v) }
+		steal_inbox(v)
+	fi
+}
+
+/*
  * wsx_work_visible()'s look at the global queues: every node's len, own
  * node first, one read per queue (BUG_G1: its own node's only).
  */
@@ -342,7 +377,7 @@ inline global_visible()
 
 proctype M(byte me; bool parked)
 {
-	bool spinning, was, ok, far;
+	bool spinning, was, ok, far, skipped;
 	byte n, k, v, id, w;
 	byte q = NODE(me), g;	/* the global queue looked at, how many */
 
@@ -434,21 +469,19 @@ gget:
 	/*
 	 * wsx_steal_work() :527-552: the other Ps from a random one.  One
 	 * round stands for steal_tries: a grab is atomic here and what comes
-	 * after a round is the parker's recheck.  runnext is in rq, so the
+	 * after a round is the parker's recheck (a round in which no victim
+	 * showed anything ends the search in the code too).  runnext is in rq, so the
 	 * last round's runnext steal (:492, :453-473) is part of the grab.
 	 */
-	atomic {
-		if
-		:: v = (me + 1) % NP
-		:: NP > 2 -> v = (me + 2) % NP
-		fi;
-		steal_ring(v)
-	}
-	steal_inbox(v);
+	if
+	:: v = (me + 1) % NP
+	:: NP > 2 -> v = (me + 2) % NP
+	fi;
+	try_victim(v);
 	if
 	:: NP > 2 && k == 0 ->
-		atomic { v = 3 - me - v; steal_ring(v) }	/* the other one */
-		steal_inbox(v)
+		v = 3 - me - v;		/* the other one */
+		try_victim(v)
 	:: else
 	fi;
 	v = 0;
@@ -478,7 +511,17 @@ park:	/* wsx_m_park() :630-664 */
 	:: ok
 	:: else ->
 		if
+#ifdef BUG_SKIP
+		/*
+		 * the holder takes its inbox into its ring while its idle bit
+		 * is still set, before it takes the bit back: a thief reading
+		 * the bit skips a P whose ring holds items
+		 */
+		:: atomic { inbox[me] > 0 -> rq[me] = rq[me] + inbox[me];
+			    inbox[me] = 0; ok = true }
+#else
 		:: inbox[me] > 0 -> ok = true	/* :584 (backlog_len: README) */
+#endif
 		:: else ->
 #ifdef BUG_N1
 			/* :588-589: only a parker that was spinning */
