@@ -64,7 +64,10 @@
  *    8 * (nnodes - 1) * global_tick ticks of any running P of another
  *    node (each such P's turn comes round to every other node in
  *    nnodes - 1 of its remote looks): with 2 nodes and the default, 488
- *    ticks of at most 65 picks each.
+ *    ticks of at most 65 picks each.  So the queue of a node whose Ps are
+ *    all busy, or all offline (a whole node's hotplug drain), empties at
+ *    one item per 488 ticks of each other node's busy Ps - and at once
+ *    when one of them runs dry and takes a batch;
  *    A chain ends anyway at an item that spawns nothing, so the bound only
  *    matters for paths longer than 64; a small bound would, in deep spawn
  *    trees, take the ring's oldest (largest) subtrees early and turn the
@@ -1487,15 +1490,18 @@ int wsx_sched_init(const struct wsx_sched_params *params)
 		wsx_sched.ps[i] = wsx_p_create(i, cpu, n);
 		if (!wsx_sched.ps[i])
 			goto fail;
+		wsx_sched.cpu_p[cpu] = wsx_sched.ps[i];
+		i++;
+	}
+	/* the I fields of the topology and the queues, before any M runs */
+	if (i != n || wsx_topology_init() || wsx_gq_init())
+		goto fail;
+	for (i = 0; i < n; i++) {
 		m = wsx_m_create(wsx_sched.ps[i], false);
 		if (!m)
 			goto fail;
 		wsx_m_start(m);
-		wsx_sched.cpu_p[cpu] = wsx_sched.ps[i];
-		i++;
 	}
-	if (i != n || wsx_topology_init() || wsx_gq_init())
-		goto fail;
 	/*
 	 * Each M acknowledges its P's first stop before the online callbacks
 	 * run: the online callback waits for an acknowledgment of the
