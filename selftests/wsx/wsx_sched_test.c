@@ -68,10 +68,11 @@ TEST_F_TIMEOUT(sched, seeds_imbalance_is_stolen_from_p0, 120)
 	static char before[1 << 16], after[1 << 16];
 	struct wsx_completion recs[20] = { 0 };
 	struct wsx_req reqs[20];
-	int ran[64] = { 0 };
+	int ran[20] = { 0 };
 
-	if (self->nprocs < 2 || self->nprocs > 64)
-		SKIP(return, "needs 2 .. 64 Ps, the module has %d",
+	/* with more Ps than items, some Ps have nothing to run */
+	if (self->nprocs < 2 || self->nprocs > 20)
+		SKIP(return, "20 items need 2 .. 20 Ps, the module has %d",
 		     self->nprocs);
 	for (int i = 0; i < 20; i++)
 		reqs[i] = wsx_test_req(WSX_OP_SPIN, i, WSX_PLACE_P, 0,
