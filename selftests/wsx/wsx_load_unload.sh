@@ -57,7 +57,8 @@ echo "# SUnreclaim after round 10: ${base} kB, after round $ROUNDS: ${after} kB"
 # settle later (on a 2-node guest the module of before the topology work
 # grew 148 kB over 40 rounds; a leak of a P's worth each round is more)
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
-limit=$(( (ROUNDS - 10) * 4 * (nodes > 1 ? nodes : 1) ))
+[ "$nodes" -gt 1 ] || nodes=1
+limit=$(( (ROUNDS - 10) * 4 * nodes ))
 if dmesg | grep -q 'KernelAddressSanitizer initialized' ||
    [ -e /proc/lockdep ]; then
 	# debug kernels keep freed memory as slab for a while (KASAN's
