@@ -117,12 +117,14 @@ svg:
 
 ## check-matrix  DKMS-build wsx for Debian's 6.1, 6.12 and 6.12-rt kernels
 ##               and run the kselftests on each in the VM (installs the
-##               6.12 kernels when missing; see scripts/check-matrix)
+##               6.12 kernels when missing; see scripts/check-matrix);
+##               MATRIX_KERNELS="6.12 6.12-rt" for a subset
+MATRIX_KERNELS ?= 6.1 6.12 6.12-rt
 .PHONY: check-matrix
 check-matrix:
 	@scripts/deps
 	@$(MAKE) --no-print-directory userlib selftests
-	@scripts/check-matrix
+	@scripts/check-matrix --kernels "$(MATRIX_KERNELS)"
 
 ## check-scale-quick  64 vCPUs, one boot: exactly-once with 10^6 items,
 ##               hotplug over 16 CPUs, the idle check, the trickle's
