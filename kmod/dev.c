@@ -468,6 +468,11 @@ static long wsx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct wsx_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
+	/* what queues work or allocates for it needs a file open for writing */
+	if ((cmd == WSX_IOC_SUBMIT || cmd == WSX_IOC_RING_SETUP ||
+	     cmd == WSX_IOC_ENTER) && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+
 	switch (cmd) {
 	case WSX_IOC_VERSION:
 		return wsx_ioctl_version(uarg);

@@ -13,6 +13,7 @@ static const char *const wsx_fault_names[WSX_NR_FAULTS] = {
 	[WSX_FAULT_PARK_BEFORE_RECHECK] = "park_before_recheck",
 	[WSX_FAULT_PICKUP_BEFORE_LOCK] = "pickup_before_lock",
 	[WSX_FAULT_POST_BETWEEN_TAILS] = "post_between_tails",
+	[WSX_FAULT_ENTER_IN_SQ_LOCK] = "enter_in_sq_lock",
 };
 
 static u32 wsx_fault_us[WSX_NR_FAULTS];
@@ -37,6 +38,16 @@ void wsx_fault(enum wsx_fault_point point)
 }
 
 /* The files of /sys/kernel/debug/wsx/fault/, under @dir (wsx's). */
+void wsx_fault_sleep(enum wsx_fault_point point)
+{
+	u32 us = READ_ONCE(wsx_fault_us[point]);
+
+	if (!us)
+		return;
+	atomic_inc(&wsx_fault_hits[point]);
+	usleep_range(us, us + us / 16 + 1);
+}
+
 void wsx_fault_debugfs_init(struct dentry *dir)
 {
 	struct dentry *fault = debugfs_create_dir("fault", dir);

@@ -8,6 +8,9 @@
  *
  * /sys/kernel/debug/wsx/fault/<name>: microseconds to busy-wait at that
  * place (0, the default: none); usable in any context, atomic included.
+ * wsx_fault_sleep() sleeps instead, in process context, for a place that
+ * stands for a wait that sleeps (a busy-wait there would also hold off
+ * stop_machine(), so a CPU offline, by itself).
  * /sys/kernel/debug/wsx/fault/<name>_hits: times the place was passed with
  * a delay set.
  */
@@ -25,14 +28,20 @@ enum wsx_fault_point {
 	WSX_FAULT_PICKUP_BEFORE_LOCK,
 	/* wsx_rings_post(): between the shared CQ tail and cq_tail_k */
 	WSX_FAULT_POST_BETWEEN_TAILS,
+	/* wsx_rings_consume() for ENTER: inside the hold of sq_lock (stands
+	 * for a pin of the user's pages that takes as long as they fault)
+	 */
+	WSX_FAULT_ENTER_IN_SQ_LOCK,
 	WSX_NR_FAULTS,
 };
 
 #ifdef WSX_DEBUG
 void wsx_fault(enum wsx_fault_point point);
+void wsx_fault_sleep(enum wsx_fault_point point);
 void wsx_fault_debugfs_init(struct dentry *dir);
 #else
 static inline void wsx_fault(enum wsx_fault_point point) { }
+static inline void wsx_fault_sleep(enum wsx_fault_point point) { }
 static inline void wsx_fault_debugfs_init(struct dentry *dir) { }
 #endif
 

@@ -79,22 +79,23 @@
  *
  * Pick-up (WSX_RING_SQ_PICKUP; models/sqpickup.pml): such rings are on an
  *     RCU list that an M with nothing to run walks before it parks
- *     (wsx_rings_pickup_find()).  It skips a ring marked pickup_blocked.
- *     For a ring whose SQ holds entries it returns the ring, and the M
- *     consumes them (wsx_rings_pickup_one()); for the others it sets
- *     WSX_SQ_NEED_ENTER, takes a full barrier and loads the SQ tail again.
- *     Userspace stores the tail, takes a full barrier and loads the flag.
- *     Either the M sees the new tail or userspace sees the flag and calls
- *     ENTER: no entry is left behind while every M sleeps.
+ *     (wsx_rings_pickup_find()).  It skips a ring marked pickup_blocked or
+ *     pickup_missed.  For a ring whose SQ holds entries it returns the
+ *     ring, and the M consumes them (wsx_rings_pickup_one()); for the
+ *     others it sets WSX_SQ_NEED_ENTER, takes a full barrier and loads the
+ *     SQ tail again.  Userspace stores the tail, takes a full barrier and
+ *     loads the flag.  Either the M sees the new tail or userspace sees the
+ *     flag and calls ENTER: no entry is left behind while every M sleeps.
  *
  *     Invariant: while the flag is clear, an M that will walk the list
- *     again before it parks exists.  Under sq_lock, the M first tests
- *     pickup_blocked again (the walk's test is racy: another M may have
- *     set it since), and leaves the ring as it is if set.  Else it clears
- *     the flag (it walks again: the sched.c loop goes back after every
- *     pick-up) and consumes as ENTER does.  What it cannot consume (a full
- *     CQ, indices out of range, a CRC32C entry: an M works in no user's
- *     mm and cannot pin pages) it leaves with the flag set and
+ *     again before it parks exists, or the holder of sq_lock will look at
+ *     pickup_missed after its unlock (below).  Under sq_lock, the M first
+ *     tests pickup_blocked again (the walk's test is racy: another M may
+ *     have set it since), and leaves the ring as it is if set.  Else it
+ *     clears the flag (it walks again: the sched.c loop goes back after
+ *     every pick-up) and consumes as ENTER does.  What it cannot consume
+ *     (a full CQ, indices out of range, a CRC32C entry: an M works in no
+ *     user's mm and cannot pin pages) it leaves with the flag set and
  *     pickup_blocked set, so the Ms skip the ring until an ENTER (which
  *     clears it under sq_lock); the flag stays set meanwhile, since every
  *     writer of a clear flag tests pickup_blocked under the lock first.
@@ -103,9 +104,27 @@
  *     walk loads the tail.  An M whose P goes offline takes its last walk
  *     before it stops (wsx_m_stop_p(), until a walk finds no entries), as
  *     it cannot hand the walk on: wsx_wakep() wakes nobody while no P is
- *     idle or an M spins.  Writers of the flag: the walk (set, without the lock)
- *     and pickup_one (under sq_lock); a stray set only costs an ENTER.
+ *     idle or an M spins.  Writers of the flag: the walk (set, without the
+ *     lock), pickup_one and the take-over (under sq_lock); a stray set
+ *     only costs an ENTER.
  *
+ *     An M never sleeps on sq_lock: ENTER holds it while it pins a CRC32C
+ *     entry's pages, which takes as long as the user's page faults take.
+ *     The M tries the lock; when it is taken, the M stores pickup_missed,
+ *     takes a full barrier and tries once more; when it is still taken it
+ *     leaves the ring to the holder.  Every holder, after its unlock,
+ *     exchanges pickup_missed with 0 (xchg(): a full barrier on both
+ *     sides), wsx_rings_unlock_sq().  Store buffering: either the M's
+ *     second try sees the lock free, or the holder sees pickup_missed.
+ *     An M holder walks again anyway; an ENTER holder takes the pick-up
+ *     over (wsx_rings_take_over()): it consumes, and announces as the walk
+ *     does, until an announce finds no new entry, so it leaves the flag
+ *     set, and looks at pickup_missed again after its unlock.  The walk
+ *     skips a ring while pickup_missed is set: the holder's to look.
+ *     The ENTER's thread does the Ms' work then, for entries of its own
+ *     ring; each round is bounded by the SQ's size, and a fatal signal
+ *     ends it (the session is closing, the entries are void).
+
  *     An M holds a reference on the rings while it consumes outside the
  *     RCU read section; wsx_rings_quiesce() unlists them, waits for a
  *     grace period and for the references.
@@ -119,7 +138,9 @@
  *     cq_lock once so that the last poster has left, then frees.
  *
  * Field tags: I = set up before the rings are published; S = under
- * sq_lock; C = under cq_lock; W = under wait_lock; A = atomic (llist).
+ * sq_lock; C = under cq_lock; W = under wait_lock; A = atomic (llist);
+ * M = the pick-up's missed handshake ("Pick-up": set without a lock,
+ * cleared only by xchg() after an unlock of sq_lock).
  */
 #include <linux/completion.h>
 #include <linux/llist.h>
@@ -199,6 +220,8 @@ struct wsx_rings {
 	struct mutex sq_lock;			/* the S: fields */
 	u32 sq_head_k;			/* S, read racily by the walk */
 	bool pickup_blocked;		/* S, read racily: Ms wait for ENTER */
+	/* M: set by an M that found sq_lock taken, xchg()ed to 0 by holders */
+	u32 pickup_missed;
 	u32 sub_total;			/* S, read by wsx_rings_destroy() */
 	struct llist_node *free_local;		/* S */
 	struct llist_head free;			/* A */
@@ -353,6 +376,8 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit, bool in_m,
 	struct wsx_req req;
 	int ret = 0;
 
+	if (!in_m)
+		wsx_fault_sleep(WSX_FAULT_ENTER_IN_SQ_LOCK);
 	/* acquire: pairs with userspace's release of the SQ tail */
 	tail = smp_load_acquire(&r->hdr->sq_tail);
 	/* acquire: pairs with userspace's release of the CQ head */
@@ -395,22 +420,6 @@ out:
 	return ret;
 }
 
-static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
-			    u32 *submitted, s32 *error)
-{
-	int ret;
-
-	if (mutex_lock_killable(&r->sq_lock))
-		return -EINTR;
-	ret = wsx_rings_consume(r, to_submit, false, submitted, error);
-	/* the Ms may try again; the flag stays as it is until one does */
-	WRITE_ONCE(r->pickup_blocked, false);
-	mutex_unlock(&r->sq_lock);
-	return ret;
-}
-
-/* ---- pick-up by the Ms -------------------------------------------------- */
-
 /* Does the SQ of @r hold entries nobody consumed?  Racy: a hint. */
 static bool wsx_rings_sq_pending(struct wsx_rings *r)
 {
@@ -430,6 +439,59 @@ static bool wsx_rings_announce(struct wsx_rings *r)
 	return wsx_rings_sq_pending(r);
 }
 
+/*
+ * Unlock sq_lock; true when an M found it taken meanwhile and left the
+ * ring to us (see "Pick-up": xchg() orders the unlock before the load).
+ */
+static bool wsx_rings_unlock_sq(struct wsx_rings *r)
+{
+	mutex_unlock(&r->sq_lock);
+	return r->pickup && xchg(&r->pickup_missed, 0);
+}
+
+/*
+ * An M left the pick-up of @r to this ENTER, which held sq_lock: consume,
+ * and announce as the walk does, until an announce finds no new entry or
+ * what is left cannot be consumed (see "Pick-up").
+ */
+static void wsx_rings_take_over(struct wsx_rings *r)
+{
+	u32 submitted;
+	s32 error;
+
+	do {
+		if (mutex_lock_killable(&r->sq_lock))
+			return;		/* the session is closing */
+		do {
+			error = 0;
+			if (wsx_rings_consume(r, r->sq_entries, false,
+					      &submitted, &error) || error) {
+				WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
+				WRITE_ONCE(r->pickup_blocked, true);
+				break;
+			}
+		} while (!fatal_signal_pending(current) &&
+			 wsx_rings_announce(r));
+	} while (wsx_rings_unlock_sq(r));
+}
+
+static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
+			    u32 *submitted, s32 *error)
+{
+	int ret;
+
+	if (mutex_lock_killable(&r->sq_lock))
+		return -EINTR;
+	ret = wsx_rings_consume(r, to_submit, false, submitted, error);
+	/* the Ms may try again; the flag stays as it is until one does */
+	WRITE_ONCE(r->pickup_blocked, false);
+	if (wsx_rings_unlock_sq(r))
+		wsx_rings_take_over(r);
+	return ret;
+}
+
+/* ---- pick-up by the Ms -------------------------------------------------- */
+
 /**
  * wsx_rings_pickup_find - an M with nothing to run, before it parks: find
  * a WSX_RING_SQ_PICKUP session whose SQ holds entries, announcing the others
@@ -447,6 +509,8 @@ struct wsx_rings *wsx_rings_pickup_find(void)
 	list_for_each_entry_rcu(r, &wsx_pickup_rings, pickup_node) {
 		if (READ_ONCE(r->pickup_blocked))
 			continue;	/* the flag is set: ENTER will come */
+		if (READ_ONCE(r->pickup_missed))
+			continue;	/* sq_lock's holder will look */
 		if ((wsx_rings_sq_pending(r) || wsx_rings_announce(r)) &&
 		    refcount_inc_not_zero(&r->refs)) {
 			found = r;
@@ -463,7 +527,8 @@ struct wsx_rings *wsx_rings_pickup_find(void)
  *
  * See "Pick-up".  The caller walks again before it parks.  What it cannot
  * consume (a full CQ, bad indices, a CRC32C entry) it leaves to ENTER, with
- * the flag set; the Ms skip @r until the next ENTER.
+ * the flag set; the Ms skip @r until the next ENTER.  It never sleeps on
+ * sq_lock: when the lock is taken, the ring is left to its holder.
  */
 void wsx_rings_pickup_one(struct wsx_rings *r)
 {
@@ -471,7 +536,13 @@ void wsx_rings_pickup_one(struct wsx_rings *r)
 	s32 error = 0;
 
 	wsx_fault(WSX_FAULT_PICKUP_BEFORE_LOCK);
-	mutex_lock(&r->sq_lock);
+	if (!mutex_trylock(&r->sq_lock)) {
+		WRITE_ONCE(r->pickup_missed, 1);
+		/* StoreLoad: pairs with the xchg() of wsx_rings_unlock_sq() */
+		smp_mb();
+		if (!mutex_trylock(&r->sq_lock))
+			goto unref;	/* the holder will look */
+	}
 	/* blocked after our walk looked: the flag is set, leave it so */
 	if (r->pickup_blocked)
 		goto out;
@@ -486,7 +557,9 @@ void wsx_rings_pickup_one(struct wsx_rings *r)
 		wsx_rings_announce(r);
 	}
 out:
-	mutex_unlock(&r->sq_lock);
+	/* what another M missed meanwhile, this one sees: it walks again */
+	wsx_rings_unlock_sq(r);
+unref:
 	if (refcount_dec_and_test(&r->refs))
 		complete(&r->unref);
 }

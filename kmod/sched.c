@@ -1086,7 +1086,8 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 		if (rings) {
 			/*
 			 * Work found: hand spinning on, as wsx_execute()
-			 * does, before this M may sleep on the SQ's lock
+			 * does, before this M consumes (it never sleeps on
+			 * the SQ's lock: rings.c, "Pick-up")
 			 */
 			if (m->spinning)
 				wsx_m_reset_spinning(m);

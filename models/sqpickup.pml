@@ -10,11 +10,25 @@
  *         ENTER (which consumes what is pending, as far as the CQ has
  *         room, and clears "blocked").  A submitter that polls: whenever
  *         entries are pending and the flag is set, ENTER; read records.
- *   M, before parking, the walk (no lock): skip the ring if blocked; if
- *         the SQ holds entries go on, else set the flag, full barrier,
- *         load the tail again and go on only if entries came.  Then, under
- *         sq_lock: leave at once if blocked (F1); clear the flag and
- *         consume.  A full CQ (or a CRC32C entry, bad indices: the same
+ *         With -DTWO a second thread of the user polls and reads, so an
+ *         ENTER may hold sq_lock while the first thread pushes entries
+ *         with the flag clear.
+ *   ENTER, after it unlocks: full barrier, then load "missed"; if set,
+ *         clear it and take the pick-up over: under sq_lock again, consume,
+ *         announce (set the flag, full barrier, load the tail) and consume
+ *         again until the announce finds nothing new; then look at
+ *         "missed" again (wsx_rings_submit(), wsx_rings_take_over()).
+ *   M, before parking, the walk (no lock): skip the ring if blocked or
+ *         missed; if the SQ holds entries go on, else set the flag, full
+ *         barrier, load the tail again and go on only if entries came.
+ *         Then it TRIES sq_lock, never sleeping on it (an ENTER may hold it
+ *         for as long as the user's page faults take: issue 20, finding 1):
+ *         if taken, set "missed", full barrier, try once more; if still
+ *         taken, leave the ring to the holder and go back to the loop: the
+ *         holder loads "missed" after its unlock (store buffering against
+ *         the M's store and retry), and an ENTER holder takes the pick-up
+ *         over, an M holder walks again anyway.  Under sq_lock: leave at
+ *         once if blocked (F1); clear the flag and consume.  A full CQ (or a CRC32C entry, bad indices: the same
  *         outcome) sets the flag and "blocked": the Ms skip the ring until
  *         an ENTER.  Nothing consumed and no error (another consumer was
  *         first): set the flag again (F4).  Then back to the loop, which
@@ -45,6 +59,16 @@
  *   BUG_F4WAKEP 886f5be: the stopping M calls wsx_wakep() instead of its
  *              last walk; with no P idle yet it wakes nobody, the other M
  *              parks, and the entries stay.
+ *   BUG_SLEEP  a6d6be6 (issue 20, finding 1): the M sleeps on sq_lock.  With
+ *              -DSTALL an ENTER holds the lock until another session's item
+ *              has run (a pin of the user's pages that takes as long as
+ *              the user wants); every M sleeps on the lock, the other
+ *              session's item never runs: the engine is stalled (an
+ *              invalid end state).
+ *   BUG_MISS   (-DTWO) the M tries the lock and leaves when it is taken, but
+ *              hands nothing over: an ENTER that consumed before the user's other
+ *              thread pushed an entry with the flag clear unlocks, and the
+ *              entry stays while every M is parked.
  *
  * Memory model: sequential consistency; the two full barriers give the
  * store-then-load orders the model relies on (rings.c says which pairs
@@ -72,10 +96,14 @@ byte head_k;		/* entries consumed (S) */
 byte sub_total;		/* entries accepted (S): = head_k here */
 bool blocked;		/* S, read racily by the walk */
 bool sq_lock;
+bool missed;		/* an M found sq_lock taken: the holder's to look */
+byte owork;		/* another session's items, queued and not yet run */
+byte odone;		/* ... run */
 byte work;		/* items queued and not yet run */
 bool kick;		/* wsx_wakep() for a parked M */
 byte npidle;		/* parked Ms: their Ps idle */
 byte noff;		/* Ms stopped by an offline */
+bool stalled;		/* -DSTALL: the one long hold has begun */
 
 inline lock(l)   { atomic { !l -> l = true } }
 inline unlock(l) { l = false }
@@ -104,15 +132,76 @@ inline consume(n, busy)
 	}
 }
 
-/* WSX_IOC_ENTER with to_submit = what is pending */
+/*
+ * An M tries sq_lock (mutex_trylock()); @got: it holds it.  On failure it
+ * sets "missed" and tries once more after a full barrier.
+ */
+inline m_trylock(got)
+{
+	atomic {
+		if
+		:: !sq_lock -> sq_lock = true; got = true
+		:: else -> got = false
+		fi
+	}
+	if
+	:: !got ->
+		missed = true;
+		/* full barrier, then the lock word again */
+		atomic {
+			if
+			:: !sq_lock -> sq_lock = true; got = true
+			:: else
+			fi
+		}
+	:: else
+	fi
+}
+
+/*
+ * WSX_IOC_ENTER with to_submit = what is pending.  With -DSTALL its first
+ * hold of sq_lock lasts until another session's item ran.
+ */
 inline enter()
 {
 	lock(sq_lock);
+#ifdef STALL
+	if
+	:: !stalled -> stalled = true; odone > 0
+	:: else
+	fi;
+#endif
 	consume(un, ubusy);
 	blocked = false;
-	unlock(sq_lock)
+	unlock(sq_lock);
+#ifndef BUG_MISS
+	/* full barrier, then "missed": wsx_rings_take_over() */
+	do
+	:: missed ->
+		missed = false;
+		lock(sq_lock);
+		do
+		:: consume(un, ubusy);
+			if
+			:: ubusy -> blocked = true; need_enter = true; break
+			:: else
+			fi;
+			need_enter = true;	/* the announce: full barrier */
+			if
+			:: tail == head_k -> break
+			:: else
+			fi
+		od;
+		unlock(sq_lock)
+	:: else -> break
+	od
+#endif
 }
 
+/*
+ * The user.  With -DTWO, a second thread polls the flag and reads the
+ * records, so that an ENTER may hold sq_lock while the first pushes.
+ */
 proctype user()
 {
 	byte i = 0, un;
@@ -127,20 +216,45 @@ proctype user()
 		:: need_enter -> enter()
 		:: else
 		fi
+#ifdef TWO
+	:: i == N -> break
+#else
+	:: cq_tail != cq_head -> cq_head = cq_tail	/* read the records */
+	:: need_enter && tail != head_k -> enter()	/* it polls the flag */
+	:: cq_head == N -> break
+#endif
+	od
+}
+
+#ifdef TWO
+proctype user2()
+{
+	byte un;
+	bool ubusy;
+
+	do
 	:: cq_tail != cq_head -> cq_head = cq_tail	/* read the records */
 	:: need_enter && tail != head_k -> enter()	/* it polls the flag */
 	:: cq_head == N -> break
 	od
 }
+#endif
+
+/* Another session: one item queued through the ioctl door. */
+proctype other()
+{
+	owork++
+}
 
 proctype m(byte id)
 {
 	byte n;
-	bool busy, stopping;
+	bool busy, stopping, got;
 
 end:	do
 	:: atomic { !stopping && work > 0 -> work--; cq_tail++ }	/* run, post */
-	:: atomic { !stopping && work == 0 && noff < NOFF ->
+	:: atomic { !stopping && owork > 0 -> owork--; odone++ }
+	:: atomic { !stopping && work == 0 && owork == 0 && noff < NOFF ->
 		noff++; stopping = true }
 		/* its P went offline: the fixed M takes its last walk below */
 #if defined(BUG_F4WAKEP)
@@ -152,10 +266,13 @@ end:	do
 #elif defined(BUG_F4) || defined(BUG_F4OFF)
 		break				/* wakes nobody */
 #endif
-	:: stopping || work == 0 ->
+	:: stopping || (work == 0 && owork == 0) ->
 		/* before parking (or stopping): the walk, without the lock */
 		if
 		:: blocked -> goto end_park
+#ifndef BUG_SLEEP
+		:: missed -> goto end_park	/* the holder's to look */
+#endif
 		:: else
 		fi;
 		if
@@ -169,10 +286,18 @@ end:	do
 			fi
 		fi;
 		/* wsx_rings_pickup_one() */
+#ifdef BUG_SLEEP
 		lock(sq_lock);
+#else
+		m_trylock(got);
+		if
+		:: !got -> goto again	/* left to the holder */
+		:: else
+		fi;
+#endif
 #ifndef BUG_F1
 		if
-		:: blocked -> unlock(sq_lock); goto again
+		:: blocked -> unlock(sq_lock); missed = false; goto again
 		:: else
 		fi;
 #endif
@@ -191,6 +316,7 @@ end:	do
 		:: else
 		fi;
 		unlock(sq_lock);
+		missed = false;	/* full barrier, then "missed": it walks again */
 		goto again;
 end_park:	if
 		:: stopping -> break	/* drains its P's queue and stops */
@@ -199,11 +325,11 @@ end_park:	if
 		/* park: idle, full barrier, recheck the queues, then sleep */
 		npidle++;
 		if
-		:: work > 0 -> npidle--; goto again
+		:: work > 0 || owork > 0 -> npidle--; goto again
 		:: else
 		fi;
 		/* woken when items are queued, or by a wsx_wakep() */
-end_wait:	atomic { (work > 0 || kick) -> kick = false; npidle-- };
+end_wait:	atomic { (work > 0 || owork > 0 || kick) -> kick = false; npidle-- };
 again:
 		skip
 	od
@@ -216,6 +342,12 @@ init
 	atomic {
 		need_enter = true;	/* no M has looked yet */
 		run user();
+#ifdef TWO
+		run user2();
+#endif
+#ifdef STALL
+		run other();
+#endif
 		for (i : 0 .. NM - 1) {
 			run m(i)
 		}
