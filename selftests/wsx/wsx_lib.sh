@@ -32,9 +32,23 @@ wsx_reload() {
 	wsx_load "$@"
 }
 
+# wsx_case STATUS DESCRIPTION [REASON]: the next KTAP result line of a
+# shell test, one per case, counted as its subtests: STATUS 0 ok,
+# $KSFT_SKIP ok with "# SKIP REASON", any other not ok (and rc=KSFT_FAIL)
+wsx_case_n=0
+wsx_case() {
+	wsx_case_n=$((wsx_case_n + 1))
+	case $1 in
+	0) echo "ok $wsx_case_n $2" ;;
+	"$KSFT_SKIP") echo "ok $wsx_case_n $2 # SKIP ${3:?a skip says why}" ;;
+	*) echo "not ok $wsx_case_n $2"; rc=$KSFT_FAIL ;;
+	esac
+}
+
 # wsx_scenario PROGRAM DESCRIPTION PARAMS... -- SCENARIO [SETUP]: reload
 # the module with PARAMS, run the shell command SETUP if given, then
-# PROGRAM SCENARIO; a failure (a skip is not one) sets rc to KSFT_FAIL
+# PROGRAM SCENARIO, which prints its own KTAP result lines; a failure (a
+# skip is not one) sets rc to KSFT_FAIL
 wsx_scenario() {
 	prog=$1
 	echo "# $2"
@@ -43,12 +57,14 @@ wsx_scenario() {
 	while [ "$1" != -- ]; do params="$params $1"; shift; done
 	shift
 	# shellcheck disable=SC2086
-	wsx_reload $params || { echo "# FAIL: load with$params"; rc=$KSFT_FAIL; return; }
+	if ! wsx_reload $params; then
+		wsx_case 1 "$1: load with$params"
+		return
+	fi
 	[ -n "${2:-}" ] && sh -c "$2"
 	"$prog" "$1"
 	case $? in
-	0) ;;
-	4) echo "# $1: skipped" ;;
+	0|"$KSFT_SKIP") ;;
 	*) echo "# FAIL: $1"; rc=$KSFT_FAIL ;;
 	esac
 }

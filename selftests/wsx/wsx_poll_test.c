@@ -187,31 +187,50 @@ TEST_F(wsxpoll, idle_session_has_no_events)
 	EXPECT_EQ(0, pfd.revents);
 }
 
-/* Items queued but none finished yet: still no event. */
+/*
+ * Items queued but none finished yet: still no event.  A poll() that
+ * reports POLLIN must find the record finished before it returned; the
+ * 0.5 s SLEEP is almost always still running when the 10 ms poll ends.
+ */
 TEST_F(wsxpoll, running_items_are_not_ready)
 {
 	struct wsx_req req = wsx_test_req(WSX_OP_SLEEP, 2, 0, 0, 500000, 0, 0);
 	struct wsx_completion rec;
 	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	__u64 polled;
 	int ret;
 
 	memset(&rec, 0, sizeof(rec));
 	ASSERT_EQ(1, wsx_test_submit(self->fd, &req, 1, NULL));
-	/* a 0.5 s SLEEP: a poll of 10 ms sees nothing, unless TCG stalls */
 	ret = poll(&pfd, 1, 10);
-	if (ret == 1)
-		TH_LOG("the 0.5 s SLEEP finished within a 10 ms poll?");
+	polled = wsx_test_now_ns();
 	EXPECT_EQ(1, wsx_test_wait(self->fd, &rec, 1, 1, 30 * NSEC_PER_SEC));
 	EXPECT_EQ(0, rec.status);
+	EXPECT_EQ(ret == 1, !!(pfd.revents & POLLIN));
+	if (pfd.revents & POLLIN) {
+		EXPECT_LE(rec.finished_ns, polled) {
+			TH_LOG("POLLIN %llu us before the SLEEP finished",
+			       (unsigned long long)(rec.finished_ns - polled) / 1000);
+		}
+	}
 	pfd.revents = 0;
 	EXPECT_EQ(0, poll(&pfd, 1, 50));
 	EXPECT_EQ(0, pfd.revents);
 }
 
+/*
+ * A completion wakes a poll() it finds blocked within WAKE_BOUND_NS of its
+ * record's finish: a lost wakeup leaves the poll() asleep until its 30 s
+ * timeout, or until some later wakeup that is not the completion's.  The
+ * bound is generous, for a guest whose vCPUs all run on one host thread.
+ */
+#define WAKE_BOUND_NS	(2 * NSEC_PER_SEC)
+
 struct poller {
 	int fd;
 	int ret;
 	short revents;
+	__u64 woken_ns;	/* when poll() returned */
 };
 
 static void *poll_thread(void *arg)
@@ -220,18 +239,21 @@ static void *poll_thread(void *arg)
 	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
 
 	p->ret = poll(&pfd, 1, 30000);
+	p->woken_ns = wsx_test_now_ns();
 	p->revents = pfd.revents;
 	return NULL;
 }
 
 /*
  * A thread blocked in poll() is woken by a completion: it returns 1 with
- * POLLIN, not 0 at its 30 s timeout.  Repeated, for lost-wakeup races.
+ * POLLIN within WAKE_BOUND_NS of the record's finish.  Repeated, for
+ * lost-wakeup races.
  */
 TEST_F_TIMEOUT(wsxpoll, completion_wakes_blocked_poll, 120)
 {
 	int rounds = wsx_test_scaled(50, 10);
 	struct wsx_completion rec;
+	__u64 worst = 0;
 
 	memset(&rec, 0, sizeof(rec));
 	for (int r = 0; r < rounds; r++) {
@@ -241,6 +263,7 @@ TEST_F_TIMEOUT(wsxpoll, completion_wakes_blocked_poll, 120)
 						  r % 3, 0, r % 2 ? 0 : 2000,
 						  0, 0);
 		pthread_t th;
+		__u64 late;
 
 		if (req.place == WSX_PLACE_P)
 			req.target = r % self->nprocs;
@@ -256,7 +279,17 @@ TEST_F_TIMEOUT(wsxpoll, completion_wakes_blocked_poll, 120)
 		EXPECT_EQ(1, wsx_test_wait(self->fd, &rec, 1, 1,
 					   30 * NSEC_PER_SEC));
 		EXPECT_EQ(r, rec.user_data);
+		late = p.woken_ns > rec.finished_ns ?
+		       p.woken_ns - rec.finished_ns : 0;
+		if (late > worst)
+			worst = late;
+		EXPECT_GE(WAKE_BOUND_NS, late) {
+			TH_LOG("round %d: poll returned %llu ms after the record",
+			       r, (unsigned long long)late / NSEC_PER_MSEC);
+		}
 	}
+	TH_LOG("%d rounds: the latest poll() returned %llu us after its record",
+	       rounds, (unsigned long long)worst / 1000);
 }
 
 TEST_HARNESS_MAIN

@@ -2,7 +2,9 @@
 /*
  * The scheduler's protocols, one scenario per run: wsx_protocol.sh loads
  * the module with the parameters each one needs.  Each scenario failed
- * before the fix named beside it (issue 11's findings).
+ * before the fix named beside it (issue 11's findings).  Each run prints
+ * one KTAP result line named after its scenario; a skip says why, and is a
+ * failure in a WSX_DEBUG build (scenario_end()).
  *
  *   inbox_steal   (finding 7) 20 SPIN(200 ms) queued on P0 of 4 idle Ps,
  *                 10 times (WSX_SCALE divides), in one SUBMIT or as one
@@ -46,6 +48,7 @@
 #include <sched.h>
 #include <linux/capability.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -54,6 +57,43 @@
 #include "wsx_test.h"
 
 #define MS	1000000ULL
+
+static const char *scenario;	/* named in the one KTAP result line */
+
+/*
+ * scenario_end - print the scenario's KTAP result line and exit with @rc.
+ * A skip in a WSX_DEBUG build (fault points present: make check-debug,
+ * where every scenario can run) is a failure; a skip says why.
+ */
+static void __attribute__((noreturn, format(printf, 2, 3)))
+scenario_end(int rc, const char *fmt, ...)
+{
+	char why[256] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(why, sizeof(why), fmt, ap);
+		va_end(ap);
+		why[strcspn(why, "\n")] = '\0';
+	}
+	if (rc == KSFT_SKIP && wsx_test_have_faults()) {
+		ksft_print_msg("a skip in a WSX_DEBUG build, where every scenario runs: %s\n",
+			       why);
+		rc = KSFT_FAIL;
+	}
+	if (rc == KSFT_SKIP)
+		printf("ok 1 %s # SKIP %s\n", scenario, why);
+	else if (rc == KSFT_PASS)
+		printf("ok 1 %s\n", scenario);
+	else
+		printf("not ok 1 %s%s%s\n", scenario, *why ? " # " : "", why);
+	fflush(stdout);
+	exit(rc);
+}
+
+#define scenario_skip(...)	scenario_end(KSFT_SKIP, __VA_ARGS__)
+#define scenario_fail(...)	scenario_end(KSFT_FAIL, __VA_ARGS__)
 
 static struct wsx_completion recs[256];
 static struct wsx_req reqs[256];
@@ -74,7 +114,7 @@ static int scenario_inbox_steal(int fd)
 	__u64 worst = 0;
 
 	if (nprocs < 4)
-		ksft_exit_skip("needs 4 Ps, the module has %d\n", nprocs);
+		scenario_skip("needs 4 Ps, the module has %d\n", nprocs);
 	for (int r = 0; r < rounds; r++) {
 		__u64 first[4] = { ~0ULL, ~0ULL, ~0ULL, ~0ULL }, p0_end = ~0ULL;
 		__u64 returned, last_first = 0;
@@ -86,17 +126,17 @@ static int scenario_inbox_steal(int fd)
 		if (r % 2) {
 			/* P0 busy with the first when the others come */
 			if (wsx_test_submit(fd, reqs, 1, NULL) != 1)
-				ksft_exit_fail_msg("SUBMIT failed\n");
+				scenario_fail("SUBMIT failed\n");
 			usleep(2000);
 			if (wsx_test_submit(fd, reqs + 1, 19, NULL) != 19)
-				ksft_exit_fail_msg("SUBMIT failed\n");
+				scenario_fail("SUBMIT failed\n");
 		} else if (wsx_test_submit(fd, reqs, 20, NULL) != 20) {
-			ksft_exit_fail_msg("SUBMIT of 20 items failed\n");
+			scenario_fail("SUBMIT of 20 items failed\n");
 		}
 		returned = wsx_test_now_ns();
 		got = wsx_test_wait(fd, recs, 20, 20, 10000 * MS);
 		if (got != 20)
-			ksft_exit_fail_msg("WAIT: %ld\n", got);
+			scenario_fail("WAIT: %ld\n", got);
 		for (int i = 0; i < 20; i++) {
 			unsigned int cpu = recs[i].cpu;
 
@@ -140,12 +180,12 @@ static int scenario_waiter_bound(int fd)
 		reqs[i] = wsx_test_req(WSX_OP_SPIN, ud++, WSX_PLACE_P, 0,
 				       1 * MS, 0, 0);
 	if (wsx_test_submit(fd, reqs, 65, NULL) != 65)
-		ksft_exit_fail_msg("SUBMIT failed\n");
+		scenario_fail("SUBMIT failed\n");
 	/* keep 64 SPINs queued for 3 s */
 	while (wsx_test_now_ns() < end) {
 		got = wsx_test_wait(fd, recs, 64, 1, 2000 * MS);
 		if (got < 0)
-			ksft_exit_fail_msg("WAIT: %ld\n", got);
+			scenario_fail("WAIT: %ld\n", got);
 		for (long i = 0; i < got; i++) {
 			if (recs[i].user_data == 0)
 				sleep_done = recs[i].finished_ns;
@@ -154,14 +194,14 @@ static int scenario_waiter_bound(int fd)
 		}
 		inflight -= got;
 		if (got && wsx_test_submit(fd, reqs, got, NULL) != got)
-			ksft_exit_fail_msg("SUBMIT failed\n");
+			scenario_fail("SUBMIT failed\n");
 		inflight += got;
 	}
 	load_end = wsx_test_now_ns();
 	while (inflight > 0) {
 		got = wsx_test_wait(fd, recs, 64, 1, 10000 * MS);
 		if (got <= 0)
-			ksft_exit_fail_msg("WAIT: %ld\n", got);
+			scenario_fail("WAIT: %ld\n", got);
 		for (long i = 0; i < got; i++)
 			if (recs[i].user_data == 0)
 				sleep_done = recs[i].finished_ns;
@@ -189,7 +229,7 @@ static int scenario_stale_handoff(int fd)
 	long got;
 
 	if (!buf)
-		ksft_exit_fail_msg("malloc\n");
+		scenario_fail("malloc\n");
 	memset(buf, 0x5a, len);
 	/* one node over 64 MiB: long, and no wsx_cond_handoff() in it */
 	reqs[0] = wsx_test_req(WSX_OP_CRC32C, 0, WSX_PLACE_P, 0,
@@ -198,13 +238,13 @@ static int scenario_stale_handoff(int fd)
 		reqs[i] = wsx_test_req(WSX_OP_SPIN, i, WSX_PLACE_P, 0,
 				       3 * MS, 0, 0);
 	if (wsx_test_submit(fd, reqs, 21, NULL) != 21)
-		ksft_exit_fail_msg("SUBMIT failed\n");
+		scenario_fail("SUBMIT failed\n");
 	got = wsx_test_wait(fd, recs, 21, 21, 60000 * MS);
 	free(buf);
 	if (got != 21)
-		ksft_exit_fail_msg("WAIT: %ld\n", got);
+		scenario_fail("WAIT: %ld\n", got);
 	if (wsx_test_read_debugfs("stats", stats, sizeof(stats)) <= 0)
-		ksft_exit_fail_msg("no debugfs stats\n");
+		scenario_fail("no debugfs stats\n");
 	long_items = wsx_test_stat(stats, 0, "long_items");
 	handoffs = global_stat("handoffs");
 	for (int i = 0; i < 21; i++)
@@ -214,7 +254,7 @@ static int scenario_stale_handoff(int fd)
 		       crc_ms, long_items, handoffs);
 	/* long_item_ms=50 (wsx_protocol.sh): flagged at 50 ms of CPU time */
 	if (crc_ms < 100 || long_items < 1)
-		ksft_exit_skip("the CRC32C item did not run long here\n");
+		scenario_skip("the CRC32C item did not run long here\n");
 	return handoffs < long_items ? KSFT_PASS : KSFT_FAIL;
 }
 
@@ -266,7 +306,7 @@ static void pin(pid_t pid, int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(pid, sizeof(set), &set))
-		ksft_exit_fail_msg("sched_setaffinity(%d): %s\n", pid,
+		scenario_fail("sched_setaffinity(%d): %s\n", pid,
 				   strerror(errno));
 }
 
@@ -296,22 +336,22 @@ static int scenario_hotplug_ack(int fd)
 	FILE *f;
 
 	if (wsx_test_nprocs(fd) < 3)
-		ksft_exit_skip("needs 3 Ps\n");
+		scenario_skip("needs 3 Ps\n");
 	f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
 	if (!f || !fgets(rt_old, sizeof(rt_old), f))
-		ksft_exit_skip("no sched_rt_runtime_us\n");
+		scenario_skip("no sched_rt_runtime_us\n");
 	fclose(f);
 	if (cpu_online(1, 0))
-		ksft_exit_skip("CPU 1 cannot go offline here\n");
+		scenario_skip("CPU 1 cannot go offline here\n");
 	/* P1's M since the module was loaded (Ms are numbered as their Ps) */
 	m = find_kthread("wsx/1");
 	if (m < 0) {
 		cpu_online(1, 1);
-		ksft_exit_fail_msg("no kthread wsx/1\n");
+		scenario_fail("no kthread wsx/1\n");
 	}
 	if (wsx_test_write_file("/proc/sys/kernel/sched_rt_runtime_us", "-1")) {
 		cpu_online(1, 1);
-		ksft_exit_skip("cannot turn RT throttling off\n");
+		scenario_skip("cannot turn RT throttling off\n");
 	}
 	pin(m, 2);
 	hog = start_hog(2, 1500);
@@ -354,10 +394,10 @@ static int scenario_widened_wake(int fd)
 	int rc = KSFT_PASS;
 
 	if (!wsx_test_have_faults())
-		ksft_exit_skip("a release build has no fault points (make check-debug builds with WSX_DEBUG=1)\n");
+		scenario_skip("a release build has no fault points (make check-debug builds with WSX_DEBUG=1)\n");
 	if (wsx_test_fault_set("wake_after_release", "2000") ||
 	    wsx_test_fault_set("park_before_recheck", "500"))
-		ksft_exit_fail_msg("cannot set the fault points\n");
+		scenario_fail("cannot set the fault points\n");
 	for (int r = 0; r < 4 && rc == KSFT_PASS; r++) {
 		long got;
 
@@ -370,7 +410,7 @@ static int scenario_widened_wake(int fd)
 					       WSX_PLACE_P, i % 2, 200000, 0,
 					       0);
 		if (wsx_test_submit(fd, reqs, 66, NULL) != 66)
-			ksft_exit_fail_msg("SUBMIT failed\n");
+			scenario_fail("SUBMIT failed\n");
 		got = wsx_test_wait(fd, recs, 66, 66, 60000 * MS);
 		if (got != 66) {
 			ksft_print_msg("round %d: WAIT %ld\n", r, got);
@@ -459,7 +499,7 @@ static int scenario_memlock(int fd)
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
 		return KSFT_FAIL;
 	if (WEXITSTATUS(st) == 2)
-		ksft_exit_skip("cannot drop CAP_IPC_LOCK here\n");
+		scenario_skip("cannot drop CAP_IPC_LOCK here\n");
 	return WEXITSTATUS(st) ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -480,11 +520,16 @@ int main(int argc, char **argv)
 
 	if (argc != 2)
 		ksft_exit_fail_msg("usage: %s SCENARIO\n", argv[0]);
-	fd = wsx_test_open();
-	if (fd < 0)
-		ksft_exit_skip("cannot open /dev/wsx\n");
-	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
-		if (!strcmp(argv[1], scenarios[i].name))
-			return scenarios[i].fn(fd);
-	ksft_exit_fail_msg("unknown scenario %s\n", argv[1]);
+	ksft_print_header();
+	ksft_set_plan(1);
+	scenario = argv[1];
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
+		if (strcmp(argv[1], scenarios[i].name))
+			continue;
+		fd = wsx_test_open();
+		if (fd < 0)
+			scenario_skip("cannot open /dev/wsx: %s\n", strerror(-fd));
+		scenario_end(scenarios[i].fn(fd), NULL);
+	}
+	scenario_fail("unknown scenario\n");
 }

@@ -2,8 +2,10 @@
 /*
  * Holes in the protocol of the rings (kmod/rings.c), one test each; each
  * failed before its fix.  In a WSX_DEBUG build (make check-debug) a fault
- * point (kmod/fault.h) widens the window; a release build runs the same
- * steps without it, where the window is narrow.
+ * point (kmod/fault.h) widens the window, and each test asserts that its
+ * point was passed; a release build runs the same steps without it, where
+ * the window is narrow: a test that passed them there ends as a skip that
+ * says its window was not widened (a failure is still a failure).
  *
  *   enter_returns_with_records_visible  ENTER that waited for a record, and
  *	poll() that reported one, must find it behind the shared CQ tail.
@@ -40,11 +42,16 @@ static const char *const faults[] = {
 /* Every test leaves the fault points as it found them: off. */
 FIXTURE(race) {
 	bool faults;
+	long hits0[ARRAY_SIZE(faults)];	/* each point's _hits at the start */
 };
 
 FIXTURE_SETUP(race)
 {
 	self->faults = wsx_test_have_faults();
+	for (size_t i = 0; self->faults && i < ARRAY_SIZE(faults); i++) {
+		self->hits0[i] = wsx_test_fault_hits(faults[i]);
+		ASSERT_LE(0, self->hits0[i]);
+	}
 }
 
 FIXTURE_TEARDOWN(race)
@@ -54,27 +61,37 @@ FIXTURE_TEARDOWN(race)
 }
 
 /* Set fault point @name to @us when the module has fault points. */
-static void fault(bool have, const char *name, const char *us)
+static int fault(bool have, const char *name, const char *us)
 {
-	if (have && wsx_test_fault_set(name, us))
-		ksft_print_msg("cannot set fault point %s\n", name);
+	return have ? wsx_test_fault_set(name, us) : 0;
 }
 
-static void log_hits(bool have, const char *name)
-{
-	if (have)
-		ksft_print_msg("fault point %s passed %ld times\n", name,
-			       wsx_test_fault_hits(name));
-	else
-		ksft_print_msg("no fault points (release build): %s not widened\n",
-			       name);
-}
+/*
+ * At the end of a test: the window it is about was there, fault point
+ * faults[@i] was passed during the test (its _hits in debugfs grew).
+ * Without fault points (a release build) the steps ran without it: a test
+ * that passed them ends as a skip that says so, one that failed stays a
+ * failure.
+ */
+#define EXPECT_WIDENED(i) do {						\
+	if (!self->faults && _metadata->passed)				\
+		SKIP(return, "%s: no fault points (release build): %s not widened", \
+		     _metadata->name, faults[i]);			\
+	if (self->faults) {						\
+		long hits = wsx_test_fault_hits(faults[i]);		\
+									\
+		TH_LOG("fault point %s passed %ld times", faults[i],	\
+		       hits - self->hits0[i]);				\
+		EXPECT_LT(self->hits0[i], hits);			\
+	}								\
+} while (0)
 
 /* Rings of 4 entries on @fd, posts widened between their two tails. */
 static int widened_rings(struct wsx_tring *t, int fd, bool faults)
 {
-	fault(faults, "post_between_tails", "2000");
-	return wsx_tring_setup(t, fd, 4, 4);
+	int ret = fault(faults, "post_between_tails", "2000");
+
+	return ret ? ret : wsx_tring_setup(t, fd, 4, 4);
 }
 
 static struct wsx_req global_nop(__u64 id)
@@ -112,12 +129,12 @@ TEST_F(race, enter_returns_with_records_visible)
 			usleep(100);
 		ASSERT_EQ(1, wsx_tring_reap(&t, 0, NULL, NULL));
 	}
-	log_hits(self->faults, "post_between_tails");
 	TH_LOG("%d of %d waits returned before their record showed", early,
 	       rounds);
 	EXPECT_EQ(0, early);
 	wsx_tring_unmap(&t);
 	close(fd);
+	EXPECT_WIDENED(0);	/* post_between_tails */
 }
 
 TEST_F(race, cq_head_read_at_once_is_accepted)
@@ -146,10 +163,10 @@ TEST_F(race, cq_head_read_at_once_is_accepted)
 			;
 		ASSERT_EQ(1, wsx_tring_reap(&t, 0, NULL, NULL));
 	}
-	log_hits(self->faults, "post_between_tails");
 	EXPECT_EQ(0, ret);
 	wsx_tring_unmap(&t);
 	close(fd);
+	EXPECT_WIDENED(0);	/* post_between_tails */
 }
 
 /* Progress of the rings: SQ entries consumed, records posted. */
@@ -170,7 +187,7 @@ TEST_F_TIMEOUT(race, pickup_blocked_keeps_the_flag, 600)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, wsx_tring_setup_flags(&t, fd, 8, 8, WSX_RING_SQ_PICKUP));
-	fault(self->faults, "pickup_before_lock", "2000");
+	ASSERT_EQ(0, fault(self->faults, "pickup_before_lock", "2000"));
 	last = wsx_test_now_ns();
 	while (done < total) {
 		struct wsx_req r = wsx_test_req(WSX_OP_SPIN, sent,
@@ -214,12 +231,12 @@ TEST_F_TIMEOUT(race, pickup_blocked_keeps_the_flag, 600)
 		}
 		usleep(50);
 	}
-	log_hits(self->faults, "pickup_before_lock");
 	TH_LOG("%zu items, %zu ENTERs, %zu reads of a full CQ", done, enters,
 	       reaps);
 	EXPECT_EQ(total, done);
 	wsx_tring_unmap(&t);
 	close(fd);
+	EXPECT_WIDENED(1);	/* pickup_before_lock */
 }
 
 TEST_F(race, epoll_before_setup)
