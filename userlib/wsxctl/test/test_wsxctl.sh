@@ -90,6 +90,8 @@ check_errors() {
 	WSX_DEBUGFS=$tmp/none expect 1 "stats without debugfs" stats
 	has err "wsxctl: stats: No such file or directory (ENOENT)" \
 		"... names ENOENT"
+	has err "wsxctl: is the wsx module loaded? (modprobe wsx)" \
+		"... and asks whether the module is loaded"
 	WSX_DEBUGFS=$tmp/none expect 1 "schedtrace without debugfs" schedtrace
 }
 
@@ -136,7 +138,7 @@ write_debugfs() {
 	cat >"$tmp/debugfs/stats" <<-END
 	P0 executed=10 runnext_hits=0 ring_puts=0 spills=0 global_gets=0 steal_attempts=0 steals=0 stolen=0 stolen_from=0 steal_cas_fails=0 spins=0 parks=0 wakeups=0
 	P1 executed=20 runnext_hits=0 ring_puts=0 spills=0 global_gets=0 steal_attempts=0 steals=0 stolen=0 stolen_from=0 steal_cas_fails=0 spins=0 parks=0 wakeups=3
-	global depth=0 puts=5 gets=5
+	global depth=0 puts=5 gets=5 cancelled=3 frobs=9
 	END
 	echo "WSX 1234ms: nprocs=2 idleprocs=2 threads=2 spinningthreads=0" \
 		"idlethreads=2 runqueue=0 [0 0]" >"$tmp/debugfs/schedtrace"
@@ -149,6 +151,9 @@ check_debugfs() {
 	ok $? "... prints the stats lines"
 	WSX_DEBUGFS=$tmp/debugfs expect 0 "stats --json" stats --json
 	has out '"nprocs": 2,' "... prints JSON"
+	# frobs: a key no module has, as a module's next counter would be
+	has out '"global": {"depth": 0, "puts": 5, "gets": 5, "cancelled": 3, "frobs": 9}' \
+		"... with every key of the global line, an unknown one too"
 	WSX_DEBUGFS=$tmp/debugfs expect 0 "schedtrace" schedtrace
 	cmp -s "$tmp/out" "$tmp/debugfs/schedtrace"
 	ok $? "... prints the line"
