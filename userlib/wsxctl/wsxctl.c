@@ -317,7 +317,7 @@ static int cmd_help(int argc, char **argv)
 {
 	const struct cmd *cmd;
 
-	if (argc < 2)
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return print_main_help();
 	if (argc > 2)
 		return usage_error(NULL, "help: unexpected argument '%s'",

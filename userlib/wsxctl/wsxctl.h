@@ -70,6 +70,7 @@ struct job {
 	void (*complete)(const struct wsx_completion *rec, void *ctx);
 	void *ctx;
 	uint64_t elapsed_ns;	/* out: first submission to last record */
+	int err;		/* out: the error run_job() reported, or 0 */
 };
 
 /* Runs @job; 0, or EXIT_FAILURE after reporting the error. */

@@ -62,6 +62,12 @@ check_usage() {
 	expect 2 "run unknown option" run nop --frob
 	expect 2 "crc32c without FILE" crc32c
 	expect 2 "crc32c bad --chunk" crc32c --chunk 4k /dev/null
+	expect 2 "crc32c --chunk under the module's 4096" crc32c --chunk 1000 \
+		/dev/null
+	has err "bad --chunk '1000': bytes 4096..1073741824 (2^30)" \
+		"... names the range"
+	expect 2 "run --ioctl --pickup" run nop --ioctl --pickup
+	has err "--pickup is a mode of the rings" "... says they exclude each other"
 	expect 2 "stats with an argument" stats extra
 	expect 2 "stats unknown option" stats -x
 	expect 2 "schedtrace with an argument" schedtrace extra
@@ -72,6 +78,8 @@ check_help() {
 	has out "Exit status: 0 success, 1 runtime failure, 2 usage error." \
 		"... documents the exit status"
 	expect 0 "help" help
+	expect 0 "help --help" help --help
+	has out "Usage: wsxctl [--help] COMMAND" "... is the main help"
 	for cmd in version run crc32c stats schedtrace; do
 		expect 0 "$cmd --help" "$cmd" --help
 		has out "Exit status: 0 success" "... documents the exit status"
@@ -119,6 +127,7 @@ check_run() {
 	has err "(ENXIO)" "... names ENXIO"
 	fake 1 "run --ioctl fib over its limit" run fib 31 --ioctl
 	has err "(E2BIG)" "... names E2BIG"
+	has err "wsxctl run: fib's n is at most 30" "... and the limit"
 	# through the rings a refused item comes back as a failed record
 	fake 1 "run on a P that does not exist" run nop --place cpu:9 \
 		--count 3
@@ -126,6 +135,7 @@ check_run() {
 		"... counts the failed records, naming ENXIO"
 	fake 1 "run fib over its limit" run fib 31
 	has out "(E2BIG)" "... names E2BIG"
+	has err "wsxctl run: fib's n is at most 30" "... and the limit"
 	fake 0 "run through the rings, more than the CQ holds" \
 		run nop --count 5000 --batch 16
 	has out "items:       5000" "... gets all items through"
