@@ -258,6 +258,9 @@ static int parse_line(struct parse_state *ps, const char *pos, const char *end)
 	}
 	if (tag_numbered(&tag, "node", ps->topo.nnodeqs))
 		return parse_nodeq(ps, pos, end);
+	/* a line of a kind a newer module adds (a version line, say) */
+	if (tag.s[0] != 'P' && (tag.len < 4 || memcmp(tag.s, "node", 4)))
+		return 0;
 	return parse_proc(ps, &tag, pos, end);
 }
 

@@ -389,13 +389,15 @@ struct wsx_stats {
  * numbers.  Keys the library knows (the fields of struct wsx_pstats and
  * struct wsx_gstats) are stored, others are skipped, fields whose key is
  * missing stay 0.  Empty lines are skipped, and so are the lines
- * "node<i> ..." of the per-node global queues (see wsx_stats_parse_topo()).
+ * "node<i> ..." of the per-node global queues (see wsx_stats_parse_topo())
+ * and lines of other kinds (a tag starting neither with P nor node), which
+ * a newer module may add.
  *
  * Returns 0, or:
  *   -EINVAL	@text or @st NULL, or malformed text: a token without '=' or
  *		with an empty key, a value that is not a decimal number or
- *		overflows, P lines not numbered 0..n-1 in order, a line of
- *		another kind, a P line after a node or the global line, no P
+ *		overflows, P lines not numbered 0..n-1 in order, a P line
+ *		after a node or the global line, no P
  *		line, no or two global lines
  *   -ENOMEM	out of memory
  *
