@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # err-trap.sh: sourced by every bash script here that runs under set -e,
 # right after its `set -euo pipefail`.  A command that fails and so ends the
