@@ -9,7 +9,13 @@
 
 USERLIB		:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
-VERSION		:= 1.1.0
+# The project's version, in one place: dkms.conf's PACKAGE_VERSION (the
+# module's, the packages', wsxctl's and libwsx.pc's).  The library's soname
+# and symbol versions are its own (lib/libwsx.map).
+VERSION		:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(USERLIB)/../dkms.conf)
+ifeq ($(VERSION),)
+$(error no PACKAGE_VERSION in $(USERLIB)/../dkms.conf)
+endif
 SOVERSION	:= 1
 
 PREFIX		?= /usr/local

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <wsx/libwsx.h>
@@ -16,6 +17,9 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define DEBUGFS_MAX	(16U << 20)
+#define DEBUGFS_ROOT	"/sys/kernel/debug"
+#define DEBUGFS_MAGIC	0x64626720
+#define LOCKDOWN_PATH	"/sys/kernel/security/lockdown"
 
 struct stat_key {
 	const char *name;
@@ -254,6 +258,9 @@ static int parse_line(struct parse_state *ps, const char *pos, const char *end)
 	}
 	if (tag_numbered(&tag, "node", ps->topo.nnodeqs))
 		return parse_nodeq(ps, pos, end);
+	/* a line of a kind a newer module adds (a version line, say) */
+	if (tag.s[0] != 'P' && (tag.len < 4 || memcmp(tag.s, "node", 4)))
+		return 0;
 	return parse_proc(ps, &tag, pos, end);
 }
 
@@ -341,6 +348,42 @@ static ssize_t read_all(int fd, char **buf, size_t size)
 	return len;
 }
 
+/* Whether the kernel's lockdown is on ("none" not the selected mode). */
+static bool locked_down(void)
+{
+	char mode[128];
+	ssize_t n;
+	int fd;
+
+	fd = open(LOCKDOWN_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, mode, sizeof(mode) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	mode[n] = '\0';
+	return !strstr(mode, "[none]");
+}
+
+/*
+ * open()'s error @err for a file of the debugfs directory @dir, made
+ * distinct where the cause is not the module's: -ENOMEDIUM when @dir is
+ * the default one and no debugfs is mounted on DEBUGFS_ROOT, -EPERM when
+ * refused under the kernel's lockdown.
+ */
+static int debugfs_open_error(const char *dir, int err)
+{
+	struct statfs sfs;
+
+	if (err == -ENOENT && !strcmp(dir, WSX_DEBUGFS_PATH) &&
+	    (statfs(DEBUGFS_ROOT, &sfs) || sfs.f_type != DEBUGFS_MAGIC))
+		return -ENOMEDIUM;
+	if ((err == -EPERM || err == -EACCES) && locked_down())
+		return -EPERM;
+	return err;
+}
+
 /* Reads the debugfs file @name into *text (malloc'ed, NUL-terminated). */
 static int read_debugfs(const char *name, char **text)
 {
@@ -356,7 +399,7 @@ static int read_debugfs(const char *name, char **text)
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return debugfs_open_error(dir, -errno);
 	*text = malloc(4096);
 	ret = *text ? read_all(fd, text, 4096) : -ENOMEM;
 	close(fd);
@@ -494,9 +537,9 @@ static void write_json_hist(FILE *f, const struct wsx_hist *h)
 	fputs(h->nprocs ? "\n  ]" : "]", f);
 }
 
-/* @topo and @h may be NULL. */
+/* @topo may be NULL. */
 static void write_json(FILE *f, const struct wsx_stats *st,
-		       const struct wsx_topo *topo, const struct wsx_hist *h)
+		       const struct wsx_topo *topo)
 {
 	bool nodes = topo && topo->have_nodes;
 	unsigned int i;
@@ -521,10 +564,7 @@ static void write_json(FILE *f, const struct wsx_stats *st,
 	}
 	fputs("\n  ],\n  \"global\": {", f);
 	write_pairs(f, &gstats_table, &st->global, true);
-	fputc('}', f);
-	if (h)
-		write_json_hist(f, h);
-	fputs("\n}\n", f);
+	fputs("}\n}\n", f);
 }
 
 int wsx_stats_write(FILE *f, const struct wsx_stats *st, unsigned int flags)
@@ -532,7 +572,7 @@ int wsx_stats_write(FILE *f, const struct wsx_stats *st, unsigned int flags)
 	if (!f || !st || (st->nprocs && !st->p) || (flags & ~WSX_STATS_JSON))
 		return -EINVAL;
 	if (flags & WSX_STATS_JSON)
-		write_json(f, st, NULL, NULL);
+		write_json(f, st, NULL);
 	else
 		write_text(f, st, NULL);
 	return ferror(f) ? -EIO : 0;
@@ -551,20 +591,311 @@ int wsx_stats_write_topo(FILE *f, const struct wsx_stats *st,
 	    !topo_fits(st, topo) || (flags & ~WSX_STATS_JSON))
 		return -EINVAL;
 	if (flags & WSX_STATS_JSON)
-		write_json(f, st, topo, NULL);
+		write_json(f, st, topo);
 	else
 		write_text(f, st, topo);
 	return ferror(f) ? -EIO : 0;
 }
 
-int wsx_stats_write_json_hist(FILE *f, const struct wsx_stats *st,
-			      const struct wsx_topo *topo,
-			      const struct wsx_hist *h)
+/* ---- every key: wsx_stats_kv ---- */
+
+struct wsx_stats_kv {
+	char *buf;			/* the text, tokens NUL-terminated */
+	unsigned int nlines;
+	struct wsx_stats_line *lines;
+	struct wsx_stats_field *fields;	/* the lines' fields, in order */
+};
+
+/* Counts the lines and key=value tokens of @text; -EINVAL if malformed. */
+static int kv_count(const char *text, unsigned int *nlines, size_t *nfields)
 {
-	if (!f || !st || (st->nprocs && !st->p) ||
-	    (topo && !topo_fits(st, topo)))
+	const char *end, *pos;
+	struct token tok;
+	bool tagged;
+
+	*nlines = 0;
+	*nfields = 0;
+	for (; *text; text = *end ? end + 1 : end) {
+		end = strchrnul(text, '\n');
+		pos = text;
+		if (!next_token(&pos, end, &tok))
+			continue;
+		if (*nlines == UINT_MAX)
+			return -EINVAL;
+		++*nlines;
+		tagged = !memchr(tok.s, '=', tok.len);
+		if (tagged && !next_token(&pos, end, &tok))
+			continue;
+		do {
+			const char *eq = memchr(tok.s, '=', tok.len);
+
+			if (!eq || eq == tok.s)
+				return -EINVAL;
+			++*nfields;
+		} while (next_token(&pos, end, &tok));
+	}
+	return 0;
+}
+
+/* Splits kv->buf, already counted by kv_count(), into lines and fields. */
+static void kv_split(struct wsx_stats_kv *kv)
+{
+	struct wsx_stats_field *fld = kv->fields;
+	struct wsx_stats_line *line = kv->lines;
+	char *text, *end, *pos;
+	struct token tok;
+
+	for (text = kv->buf; *text; text = end + 1) {
+		bool last;
+
+		end = strchrnul(text, '\n');
+		last = !*end;
+		pos = text;
+		if (next_token((const char **)&pos, end, &tok)) {
+			line->fields = fld;
+			line->tag = "";
+			if (!memchr(tok.s, '=', tok.len)) {
+				line->tag = tok.s;
+				*pos = '\0';
+				if (pos < end)
+					pos++;
+			} else {
+				pos = (char *)tok.s;
+			}
+			while (next_token((const char **)&pos, end, &tok)) {
+				char *eq = memchr(tok.s, '=', tok.len);
+
+				*eq = '\0';
+				fld->key = tok.s;
+				fld->value = eq + 1;
+				fld++;
+				line->nfields++;
+				*pos = '\0';
+				if (pos < end)
+					pos++;
+			}
+			line++;
+		}
+		if (last)
+			break;
+	}
+}
+
+int wsx_stats_kv_parse(const char *text, struct wsx_stats_kv **kvp)
+{
+	struct wsx_stats_kv *kv;
+	unsigned int nlines;
+	size_t nfields;
+	int ret;
+
+	if (!kvp)
 		return -EINVAL;
-	write_json(f, st, topo, h);
+	*kvp = NULL;
+	if (!text)
+		return -EINVAL;
+	ret = kv_count(text, &nlines, &nfields);
+	if (ret)
+		return ret;
+	kv = calloc(1, sizeof(*kv));
+	if (!kv)
+		return -ENOMEM;
+	kv->nlines = nlines;
+	kv->buf = strdup(text);
+	kv->lines = calloc(nlines + 1, sizeof(*kv->lines));
+	kv->fields = calloc(nfields + 1, sizeof(*kv->fields));
+	if (!kv->buf || !kv->lines || !kv->fields) {
+		wsx_stats_kv_free(kv);
+		return -ENOMEM;
+	}
+	kv_split(kv);
+	*kvp = kv;
+	return 0;
+}
+
+int wsx_stats_kv_read(struct wsx_stats_kv **kv)
+{
+	char *text;
+	int ret;
+
+	if (!kv)
+		return -EINVAL;
+	*kv = NULL;
+	ret = read_debugfs("stats", &text);
+	if (ret)
+		return ret;
+	ret = wsx_stats_kv_parse(text, kv);
+	free(text);
+	return ret;
+}
+
+void wsx_stats_kv_free(struct wsx_stats_kv *kv)
+{
+	if (!kv)
+		return;
+	free(kv->buf);
+	free(kv->lines);
+	free(kv->fields);
+	free(kv);
+}
+
+const struct wsx_stats_line *wsx_stats_kv_line(const struct wsx_stats_kv *kv,
+						unsigned int i)
+{
+	return kv && i < kv->nlines ? &kv->lines[i] : NULL;
+}
+
+int wsx_stats_get(const struct wsx_stats_kv *kv, const char *tag,
+		  const char *key, __u64 *val)
+{
+	unsigned int i, j;
+
+	if (!kv || !tag || !key || !val)
+		return -EINVAL;
+	for (i = 0; i < kv->nlines; i++) {
+		const struct wsx_stats_line *l = &kv->lines[i];
+
+		if (strcmp(l->tag, tag))
+			continue;
+		for (j = 0; j < l->nfields; j++)
+			if (!strcmp(l->fields[j].key, key))
+				return parse_u64(l->fields[j].value,
+						 strlen(l->fields[j].value),
+						 val) ? -ERANGE : 0;
+	}
+	return -ENOENT;
+}
+
+/* "<prefix><digits>" */
+static bool tag_is_numbered(const char *tag, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	__u64 id;
+
+	return !strncmp(tag, prefix, plen) &&
+	       !parse_u64(tag + plen, strlen(tag + plen), &id);
+}
+
+/* A decimal integer, optionally negative: printed bare in JSON. */
+static bool json_number(const char *s)
+{
+	__u64 v;
+
+	if (*s == '-')
+		s++;
+	return !parse_u64(s, strlen(s), &v);
+}
+
+static void write_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void write_kv_object(FILE *f, const struct wsx_stats_line *l)
+{
+	unsigned int j;
+
+	fputc('{', f);
+	for (j = 0; j < l->nfields; j++) {
+		fputs(j ? ", " : "", f);
+		write_json_string(f, l->fields[j].key);
+		fputs(": ", f);
+		if (json_number(l->fields[j].value))
+			fputs(l->fields[j].value, f);
+		else
+			write_json_string(f, l->fields[j].value);
+	}
+	fputc('}', f);
+}
+
+/* The lines whose tag is "<prefix><n>", as the JSON array @name. */
+static void write_kv_array(FILE *f, const struct wsx_stats_kv *kv,
+			   const char *name, const char *prefix)
+{
+	unsigned int i, n = 0;
+
+	fprintf(f, ",\n  \"%s\": [", name);
+	for (i = 0; i < kv->nlines; i++) {
+		if (!tag_is_numbered(kv->lines[i].tag, prefix))
+			continue;
+		fputs(n++ ? ",\n    " : "\n    ", f);
+		write_kv_object(f, &kv->lines[i]);
+	}
+	fputs(n ? "\n  ]" : "]", f);
+}
+
+static void write_kv_json(FILE *f, const struct wsx_stats_kv *kv,
+			  const struct wsx_hist *h)
+{
+	unsigned int i, nprocs = 0, nnodes = 0;
+
+	for (i = 0; i < kv->nlines; i++) {
+		nprocs += tag_is_numbered(kv->lines[i].tag, "P");
+		nnodes += tag_is_numbered(kv->lines[i].tag, "node");
+	}
+	fprintf(f, "{\n  \"nprocs\": %u", nprocs);
+	write_kv_array(f, kv, "p", "P");
+	if (nnodes)
+		write_kv_array(f, kv, "nodes", "node");
+	for (i = 0; i < kv->nlines; i++) {
+		const struct wsx_stats_line *l = &kv->lines[i];
+
+		if (tag_is_numbered(l->tag, "P") ||
+		    tag_is_numbered(l->tag, "node"))
+			continue;
+		fputs(",\n  ", f);
+		write_json_string(f, l->tag);
+		fputs(": ", f);
+		write_kv_object(f, l);
+	}
+	if (h)
+		write_json_hist(f, h);
+	fputs("\n}\n", f);
+}
+
+static void write_kv_text(FILE *f, const struct wsx_stats_kv *kv)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < kv->nlines; i++) {
+		const struct wsx_stats_line *l = &kv->lines[i];
+
+		fputs(l->tag, f);
+		for (j = 0; j < l->nfields; j++)
+			fprintf(f, "%s%s=%s", j || *l->tag ? " " : "",
+				l->fields[j].key, l->fields[j].value);
+		fputc('\n', f);
+	}
+}
+
+int wsx_stats_kv_write(FILE *f, const struct wsx_stats_kv *kv,
+		       unsigned int flags)
+{
+	if (!f || !kv || (flags & ~WSX_STATS_JSON))
+		return -EINVAL;
+	if (flags & WSX_STATS_JSON)
+		write_kv_json(f, kv, NULL);
+	else
+		write_kv_text(f, kv);
+	return ferror(f) ? -EIO : 0;
+}
+
+int wsx_stats_kv_write_json_hist(FILE *f, const struct wsx_stats_kv *kv,
+				 const struct wsx_hist *h)
+{
+	if (!f || !kv)
+		return -EINVAL;
+	write_kv_json(f, kv, h);
 	return ferror(f) ? -EIO : 0;
 }
 

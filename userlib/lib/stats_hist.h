@@ -44,14 +44,13 @@ int wsx_hist_read(struct wsx_hist *h);
 void wsx_hist_free(struct wsx_hist *h);
 
 /*
- * wsx_stats_write() with WSX_STATS_JSON, plus, when @h is not NULL, the
+ * wsx_stats_kv_write() with WSX_STATS_JSON, plus, when @h is not NULL, the
  * keys "latency" ({"<kind>": {"count": n, "buckets": [64]}, ...}; bucket b
  * counts times t in ns with 2^(b-1) <= t < 2^b, b0: t == 0),
  * "steal_sizes" ({"count": n, "buckets": [10]}; bucket b: 2^b <= items
  * taken < 2^(b+1)) and "steals_from" ([thief][victim] steal counts).
  */
-int wsx_stats_write_json_hist(FILE *f, const struct wsx_stats *st,
-			      const struct wsx_topo *topo,
-			      const struct wsx_hist *h);
+int wsx_stats_kv_write_json_hist(FILE *f, const struct wsx_stats_kv *kv,
+				 const struct wsx_hist *h);
 
 #endif /* WSX_STATS_HIST_H */

@@ -29,6 +29,51 @@ int report(const char *what, int err)
 	return EXIT_FAILURE;
 }
 
+/* The kernel's lockdown mode, the one in brackets of its securityfs file. */
+static const char *lockdown_mode(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+	char *open, *close = NULL;
+
+	if (f) {
+		if (fgets(buf, len, f)) {
+			open = strchr(buf, '[');
+			close = open ? strchr(open, ']') : NULL;
+			if (close) {
+				*close = '\0';
+				memmove(buf, open + 1, close - open);
+			}
+		}
+		fclose(f);
+	}
+	return close ? buf : "unknown";
+}
+
+int report_debugfs(const char *what, int err)
+{
+	char mode[128];
+
+	report(what, err);
+	switch (err) {
+	case -ENOMEDIUM:
+		fputs("wsxctl: debugfs is not mounted: mount -t debugfs none /sys/kernel/debug\n",
+		      stderr);
+		break;
+	case -EPERM:
+		fprintf(stderr, "wsxctl: the kernel's lockdown mode '%s' forbids reading debugfs\n",
+			lockdown_mode(mode, sizeof(mode)));
+		break;
+	case -EACCES:
+		fputs("wsxctl: debugfs is readable by root only\n", stderr);
+		break;
+	case -ENOENT:
+		fputs("wsxctl: is the wsx module loaded? (modprobe wsx)\n",
+		      stderr);
+		break;
+	}
+	return EXIT_FAILURE;
+}
+
 int usage_error(const struct cmd *cmd, const char *fmt, ...)
 {
 	const char *name = cmd ? cmd->name : NULL;
@@ -141,13 +186,14 @@ static int cmd_version(const struct cmd *cmd, int argc, char **argv)
 static const char stats_help[] =
 	"Usage: wsxctl stats [--json]\n"
 	"\n"
-	"Print the module's per-P scheduler statistics from debugfs\n"
-	"($WSX_DEBUGFS/stats, default " WSX_DEBUGFS_PATH "/stats; usually\n"
-	"root only), parsed: one line per P (with node= and the steals by\n"
-	"level when the module gives them), the per-node queues' lines and a\n"
-	"global line, or with --json one JSON object {\"nprocs\", \"p\": [...],\n"
-	"\"nodes\": [...] (when per-node queues), \"global\": {...}}, with\n"
-	"the histograms of $WSX_DEBUGFS/latency and steals when readable:\n"
+	"Print every counter of the module's scheduler statistics from\n"
+	"debugfs ($WSX_DEBUGFS/stats, default " WSX_DEBUGFS_PATH "/stats;\n"
+	"usually root only): each line of the file, one per P, one per\n"
+	"node queue and the global line, with all their keys, or with --json\n"
+	"one JSON object {\"nprocs\", \"p\": [...], \"nodes\": [...] (when\n"
+	"per-node queues), \"global\": {...}, \"<tag>\": {...} for any other\n"
+	"line}, with the histograms of $WSX_DEBUGFS/latency and steals when\n"
+	"readable:\n"
 	"\"latency\": {\"<kind>\": {\"count\", \"buckets\": [64]}} (bucket b:\n"
 	"2^(b-1) <= ns < 2^b, b0: 0 ns), \"steal_sizes\": {\"count\",\n"
 	"\"buckets\": [10]} (bucket b: 2^b <= items taken < 2^(b+1)) and\n"
@@ -164,35 +210,33 @@ static int cmd_stats(const struct cmd *cmd, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	unsigned int flags = 0;
-	struct wsx_stats st;
-	struct wsx_topo topo;
+	struct wsx_stats_kv *kv;
+	bool json = false;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
 		if (c != 'j')
 			return common_option(cmd, c, argv);
-		flags |= WSX_STATS_JSON;
+		json = true;
 	}
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'",
 				   argv[optind]);
-	ret = wsx_stats_read_topo(&st, &topo);
+	ret = wsx_stats_kv_read(&kv);
 	if (ret)
-		return report("stats", ret);
-	if (flags & WSX_STATS_JSON) {
+		return report_debugfs("stats", ret);
+	if (json) {
 		struct wsx_hist h;
 		bool have_hist = !wsx_hist_read(&h);
 
-		ret = wsx_stats_write_json_hist(stdout, &st, &topo,
-						have_hist ? &h : NULL);
+		ret = wsx_stats_kv_write_json_hist(stdout, kv,
+						   have_hist ? &h : NULL);
 		if (have_hist)
 			wsx_hist_free(&h);
 	} else {
-		ret = wsx_stats_write_topo(stdout, &st, &topo, flags);
+		ret = wsx_stats_kv_write(stdout, kv, 0);
 	}
-	wsx_stats_free(&st);
-	wsx_topo_free(&topo);
+	wsx_stats_kv_free(kv);
 	return ret ? report("stats", ret) : EXIT_SUCCESS;
 }
 
@@ -212,7 +256,7 @@ static int cmd_schedtrace(const struct cmd *cmd, int argc, char **argv)
 		return ret;
 	ret = wsx_schedtrace_read(line, sizeof(line));
 	if (ret < 0)
-		return report("schedtrace", ret);
+		return report_debugfs("schedtrace", ret);
 	puts(line);
 	return EXIT_SUCCESS;
 }
@@ -273,7 +317,7 @@ static int cmd_help(int argc, char **argv)
 {
 	const struct cmd *cmd;
 
-	if (argc < 2)
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return print_main_help();
 	if (argc > 2)
 		return usage_error(NULL, "help: unexpected argument '%s'",

@@ -31,6 +31,12 @@ extern const char trace_help[];
 /* "wsxctl: WHAT: strerror (ENAME)" on stderr; returns EXIT_FAILURE. */
 int report(const char *what, int err);
 
+/*
+ * report() of a debugfs read, then what to do when debugfs is unmounted,
+ * locked down, root only or the module not loaded; EXIT_FAILURE.
+ */
+int report_debugfs(const char *what, int err);
+
 /* "wsxctl CMD: message" and a hint on stderr; returns EXIT_USAGE. */
 int usage_error(const struct cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -64,6 +70,7 @@ struct job {
 	void (*complete)(const struct wsx_completion *rec, void *ctx);
 	void *ctx;
 	uint64_t elapsed_ns;	/* out: first submission to last record */
+	int err;		/* out: the error run_job() reported, or 0 */
 };
 
 /* Runs @job; 0, or EXIT_FAILURE after reporting the error. */

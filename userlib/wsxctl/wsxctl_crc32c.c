@@ -16,6 +16,7 @@
 #include "wsxctl.h"
 
 #define BATCH		64
+#define CHUNK_MIN	4096U	/* the module's smallest chunk */
 
 const char crc32c_help[] =
 	"Usage: wsxctl crc32c [OPTIONS] FILE...\n"
@@ -238,8 +239,10 @@ int cmd_crc32c(const struct cmd *cmd, int argc, char **argv)
 			verify = true;
 		else if (c != 'c')
 			return common_option(cmd, c, argv);
-		else if (parse_number(optarg, WSX_CRC32C_MAX_LEN, &cr.chunk))
-			return usage_error(cmd, "bad --chunk '%s'", optarg);
+		else if (parse_number(optarg, WSX_CRC32C_MAX_LEN, &cr.chunk) ||
+			 cr.chunk < CHUNK_MIN)
+			return usage_error(cmd, "bad --chunk '%s': bytes %u..%llu (2^30)",
+					   optarg, CHUNK_MIN, WSX_CRC32C_MAX_LEN);
 	}
 	if (optind == argc)
 		return usage_error(cmd, "no FILE given");

@@ -78,8 +78,10 @@ static int job_loop(struct job_state *js)
 	while (js->reaped < js->job->count) {
 		if (js->submitted < js->job->count && !js->blocked) {
 			ret = submit_batch(js);
-			if (ret)
+			if (ret) {
+				js->job->err = ret;
 				return report("submit", ret);
+			}
 		}
 		ret = reap(js);
 		if (ret)

@@ -215,6 +215,9 @@ static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
 			return common_option(cmd, c, argv);
 		}
 	}
+	if (r->ioctl && r->pickup)
+		return usage_error(cmd, "--pickup is a mode of the rings, "
+				   "--ioctl submits without them: not both");
 	return -1;
 }
 
@@ -299,6 +302,50 @@ static void print_executed(const struct wsx_stats *before,
 		       (after->p[i].executed - before->p[i].executed));
 }
 
+/* The module's max_item_ns parameter, or 0 when unreadable. */
+static unsigned long long max_item_ns(void)
+{
+	FILE *f = fopen("/sys/module/wsx/parameters/max_item_ns", "re");
+	unsigned long long ns = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &ns) != 1)
+			ns = 0;
+		fclose(f);
+	}
+	return ns;
+}
+
+/* After an item refused with E2BIG: which limit of @r's OP it is over. */
+static void explain_e2big(const struct run *r)
+{
+	unsigned long long ns;
+
+	switch (r->op) {
+	case WSX_OP_SPIN:
+		ns = max_item_ns();
+		fprintf(stderr, "wsxctl run: spin %llu ns is over the module's max_item_ns",
+			(unsigned long long)r->args[0]);
+		if (ns)
+			fprintf(stderr, " (%llu ns)", ns);
+		fputs(", /sys/module/wsx/parameters/max_item_ns\n", stderr);
+		break;
+	case WSX_OP_SLEEP:
+		fputs("wsxctl run: sleep is at most 1000000 us (1 s)\n", stderr);
+		break;
+	case WSX_OP_FIB:
+		fprintf(stderr, "wsxctl run: fib's n is at most %u\n",
+			WSX_FIB_MAX);
+		break;
+	case WSX_OP_SPAWN:
+		fprintf(stderr, "wsxctl run: a spawn tree has at most %u nodes and fanout %u\n",
+			WSX_SPAWN_MAX_NODES, WSX_SPAWN_MAX_FANOUT);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Prints the summary; false if something went wrong. */
 static bool print_summary(const struct run *r, const struct job *job)
 {
@@ -317,6 +364,8 @@ static bool print_summary(const struct run *r, const struct job *job)
 		printf(", the first: %s (%s)", strerror(-r->first_status),
 		       errno_name(r->first_status, buf));
 	putchar('\n');
+	if (r->failures && r->first_status == -E2BIG)
+		explain_e2big(r);
 	if (r->bogus)
 		printf("bogus:       %llu records with unknown or repeated "
 		       "user_data\n", (unsigned long long)r->bogus);
@@ -338,6 +387,8 @@ static int run_items(struct run *r)
 	stats_err = wsx_stats_read(&before);
 	ret = run_job(&job);
 	wsx_close(job.w);
+	if (job.err == -E2BIG)
+		explain_e2big(r);
 	if (ret)
 		goto out;
 	if (!stats_err)

@@ -263,13 +263,13 @@ static int top_once(uint64_t interval_ms)
 	int ret = take_sample(&a);
 
 	if (ret)
-		return report("top: stats", ret);
+		return report_debugfs("top: stats", ret);
 	if (interval_ms) {
 		sleep_ms(interval_ms);
 		ret = take_sample(&b);
 		if (ret) {
 			free_sample(&a);
-			return report("top: stats", ret);
+			return report_debugfs("top: stats", ret);
 		}
 		top_render(stdout, &a, &b, &o);
 	} else {
@@ -351,7 +351,7 @@ static int top_live(uint64_t interval_ms, uint64_t frames)
 	}
 	ret = take_sample(&prev);
 	if (ret)
-		return report("top: stats", ret);
+		return report_debugfs("top: stats", ret);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_quit;
 	sigaction(SIGINT, &sa, NULL);

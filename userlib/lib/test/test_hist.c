@@ -37,7 +37,7 @@ static const char steals[] =
 int main(void)
 {
 	struct wsx_hist h;
-	struct wsx_stats st;
+	struct wsx_stats_kv *kv;
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -52,10 +52,11 @@ int main(void)
 	KTAP_EQ(h.nprocs, 4, "4x4 matrix");
 	KTAP_EQ(h.steals_from[3 * 4 + 2], 2, "P3 stole twice from P2");
 
-	KTAP_EQ(wsx_stats_parse("P0 executed=5\nP1 executed=7\nglobal depth=0"
-				" puts=1 gets=1\n", &st), 0, "stats parse");
+	KTAP_EQ(wsx_stats_kv_parse("P0 executed=5\nP1 executed=7\nglobal "
+				   "depth=0 puts=1 gets=1\n", &kv), 0,
+		"stats parse");
 	f = open_memstream(&out, &len);
-	KTAP_EQ(wsx_stats_write_json_hist(f, &st, NULL, &h), 0, "json written");
+	KTAP_EQ(wsx_stats_kv_write_json_hist(f, kv, &h), 0, "json written");
 	fclose(f);
 	fputs(out, stdout);
 	ktap_check(strstr(out, "\"stolen\": {\"count\": 9, \"buckets\": [0, ")
@@ -71,13 +72,13 @@ int main(void)
 	free(out);
 	out = NULL;
 	f = open_memstream(&out, &len);
-	KTAP_EQ(wsx_stats_write_json_hist(f, &st, NULL, NULL), 0, "json without");
+	KTAP_EQ(wsx_stats_kv_write_json_hist(f, kv, NULL), 0, "json without");
 	fclose(f);
 	ktap_check(!strstr(out, "latency") && !strcmp(out + strlen(out) - 4,
 						      "}\n}\n"),
-		   "json without histograms: as wsx_stats_write()");
+		   "json without histograms: as wsx_stats_kv_write()");
 	free(out);
-	wsx_stats_free(&st);
+	wsx_stats_kv_free(kv);
 	wsx_hist_free(&h);
 
 	KTAP_EQ(wsx_hist_parse("local 1 2\n", steals, &h), -22,

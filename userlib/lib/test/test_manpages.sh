@@ -28,6 +28,21 @@ for fn in $(sed -n 's/^\t\t\(wsx_[a-z0-9_]*\);$/\1/p' libwsx.map); do
 done
 
 # The example, between .EX and .EE, with man's escapes undone.
+# libwsx(3)'s Versioning lists each symbol version with exactly its
+# functions, as libwsx.map has them
+awk '/^LIBWSX_[0-9.]* {/ { v = $1 }
+     /^\t\twsx_[a-z0-9_]*;$/ { sub(/;$/, "", $1); print $1 "@" v }' \
+	libwsx.map | sort >"$tmp/map"
+sed -n '/^\.SS Versioning/,/^\.S[HS] [^V]/p' man/libwsx.3 |
+	awk '/^\.B LIBWSX_[0-9.]*$/ { v = $2; next }
+	     /^\.(PP|SH|SS)/ { v = "" }
+	     v != "" { gsub(/"|,/, " "); for (i = 2; i <= NF; i++)
+			if ($i ~ /^wsx_[a-z0-9_]*$/) print $i "@" v }' |
+	sort >"$tmp/versioning"
+diff "$tmp/map" "$tmp/versioning" | sed 's/^/# /'
+[ -s "$tmp/map" ] && cmp -s "$tmp/map" "$tmp/versioning"
+ok $? "libwsx(3) lists each symbol version with its functions"
+
 sed -n '/^\.EX/,/^\.EE/p' man/libwsx.3 | sed -e '/^\.E[XE]/d' \
 	-e 's/\\e/\\/g' -e 's/\\-/-/g' >"$tmp/example.c"
 ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -Iinclude -I../../uapi \

@@ -62,6 +62,12 @@ check_usage() {
 	expect 2 "run unknown option" run nop --frob
 	expect 2 "crc32c without FILE" crc32c
 	expect 2 "crc32c bad --chunk" crc32c --chunk 4k /dev/null
+	expect 2 "crc32c --chunk under the module's 4096" crc32c --chunk 1000 \
+		/dev/null
+	has err "bad --chunk '1000': bytes 4096..1073741824 (2^30)" \
+		"... names the range"
+	expect 2 "run --ioctl --pickup" run nop --ioctl --pickup
+	has err "--pickup is a mode of the rings" "... says they exclude each other"
 	expect 2 "stats with an argument" stats extra
 	expect 2 "stats unknown option" stats -x
 	expect 2 "schedtrace with an argument" schedtrace extra
@@ -72,6 +78,8 @@ check_help() {
 	has out "Exit status: 0 success, 1 runtime failure, 2 usage error." \
 		"... documents the exit status"
 	expect 0 "help" help
+	expect 0 "help --help" help --help
+	has out "Usage: wsxctl [--help] COMMAND" "... is the main help"
 	for cmd in version run crc32c stats schedtrace; do
 		expect 0 "$cmd --help" "$cmd" --help
 		has out "Exit status: 0 success" "... documents the exit status"
@@ -90,6 +98,8 @@ check_errors() {
 	WSX_DEBUGFS=$tmp/none expect 1 "stats without debugfs" stats
 	has err "wsxctl: stats: No such file or directory (ENOENT)" \
 		"... names ENOENT"
+	has err "wsxctl: is the wsx module loaded? (modprobe wsx)" \
+		"... and asks whether the module is loaded"
 	WSX_DEBUGFS=$tmp/none expect 1 "schedtrace without debugfs" schedtrace
 }
 
@@ -117,6 +127,7 @@ check_run() {
 	has err "(ENXIO)" "... names ENXIO"
 	fake 1 "run --ioctl fib over its limit" run fib 31 --ioctl
 	has err "(E2BIG)" "... names E2BIG"
+	has err "wsxctl run: fib's n is at most 30" "... and the limit"
 	# through the rings a refused item comes back as a failed record
 	fake 1 "run on a P that does not exist" run nop --place cpu:9 \
 		--count 3
@@ -124,6 +135,7 @@ check_run() {
 		"... counts the failed records, naming ENXIO"
 	fake 1 "run fib over its limit" run fib 31
 	has out "(E2BIG)" "... names E2BIG"
+	has err "wsxctl run: fib's n is at most 30" "... and the limit"
 	fake 0 "run through the rings, more than the CQ holds" \
 		run nop --count 5000 --batch 16
 	has out "items:       5000" "... gets all items through"
@@ -136,7 +148,7 @@ write_debugfs() {
 	cat >"$tmp/debugfs/stats" <<-END
 	P0 executed=10 runnext_hits=0 ring_puts=0 spills=0 global_gets=0 steal_attempts=0 steals=0 stolen=0 stolen_from=0 steal_cas_fails=0 spins=0 parks=0 wakeups=0
 	P1 executed=20 runnext_hits=0 ring_puts=0 spills=0 global_gets=0 steal_attempts=0 steals=0 stolen=0 stolen_from=0 steal_cas_fails=0 spins=0 parks=0 wakeups=3
-	global depth=0 puts=5 gets=5
+	global depth=0 puts=5 gets=5 cancelled=3 frobs=9
 	END
 	echo "WSX 1234ms: nprocs=2 idleprocs=2 threads=2 spinningthreads=0" \
 		"idlethreads=2 runqueue=0 [0 0]" >"$tmp/debugfs/schedtrace"
@@ -149,6 +161,9 @@ check_debugfs() {
 	ok $? "... prints the stats lines"
 	WSX_DEBUGFS=$tmp/debugfs expect 0 "stats --json" stats --json
 	has out '"nprocs": 2,' "... prints JSON"
+	# frobs: a key no module has, as a module's next counter would be
+	has out '"global": {"depth": 0, "puts": 5, "gets": 5, "cancelled": 3, "frobs": 9}' \
+		"... with every key of the global line, an unknown one too"
 	WSX_DEBUGFS=$tmp/debugfs expect 0 "schedtrace" schedtrace
 	cmp -s "$tmp/out" "$tmp/debugfs/schedtrace"
 	ok $? "... prints the line"

@@ -389,13 +389,15 @@ struct wsx_stats {
  * numbers.  Keys the library knows (the fields of struct wsx_pstats and
  * struct wsx_gstats) are stored, others are skipped, fields whose key is
  * missing stay 0.  Empty lines are skipped, and so are the lines
- * "node<i> ..." of the per-node global queues (see wsx_stats_parse_topo()).
+ * "node<i> ..." of the per-node global queues (see wsx_stats_parse_topo())
+ * and lines of other kinds (a tag starting neither with P nor node), which
+ * a newer module may add.
  *
  * Returns 0, or:
  *   -EINVAL	@text or @st NULL, or malformed text: a token without '=' or
  *		with an empty key, a value that is not a decimal number or
- *		overflows, P lines not numbered 0..n-1 in order, a line of
- *		another kind, a P line after a node or the global line, no P
+ *		overflows, P lines not numbered 0..n-1 in order, a P line
+ *		after a node or the global line, no P
  *		line, no or two global lines
  *   -ENOMEM	out of memory
  *
@@ -415,8 +417,12 @@ int wsx_stats_parse(const char *text, struct wsx_stats *st);
  * Returns 0, or the errors of wsx_stats_parse(), or:
  *   -ENAMETOOLONG  the path is too long
  *   -EFBIG	the file is over 16 MiB
- *   any error of open(2) or read(2): -ENOENT when debugfs is not mounted or
- *   the module not loaded, -EACCES when not root, ...
+ *   -ENOMEDIUM	no debugfs mounted on /sys/kernel/debug (with the default
+ *		path): mount -t debugfs none /sys/kernel/debug
+ *   -EPERM	refused under the kernel's lockdown
+ *		(/sys/kernel/security/lockdown)
+ *   any other error of open(2) or read(2): -ENOENT when the module is not
+ *   loaded, -EACCES when not root, ...
  *
  * Thread-safety: safe.
  */
@@ -548,6 +554,118 @@ void wsx_topo_free(struct wsx_topo *topo);
  */
 int wsx_stats_write_topo(FILE *f, const struct wsx_stats *st,
 			 const struct wsx_topo *topo, unsigned int flags);
+
+/*
+ * Every counter of the stats file, by name.  The file is lines of a tag
+ * ("P<n>", "node<i>", "global", ...) and key=value tokens; a module may add
+ * keys and lines, which these calls keep, where the structs above hold only
+ * the fields they know.  A line whose first token holds '=' has the tag "".
+ */
+struct wsx_stats_field {
+	const char *key;
+	const char *value;	/* the text after '=', usually a decimal number */
+};
+
+struct wsx_stats_line {
+	const char *tag;
+	unsigned int nfields;
+	const struct wsx_stats_field *fields;	/* in the file's order */
+};
+
+/* Opaque: wsx_stats_kv_parse() allocates it. */
+struct wsx_stats_kv;
+
+/*
+ * wsx_stats_kv_parse - parse the stats file's text, keeping every key
+ * @text:	NUL-terminated text
+ * @kv:		on success *@kv is the parsed text; NULL on failure
+ *
+ * Each non-empty line is a tag and key=value tokens separated by blanks.
+ * Nothing is checked beyond that form, so a line or key of a newer module
+ * is kept as it is.
+ *
+ * Returns 0, or -EINVAL (@text or @kv NULL, a token after the tag without
+ * '=' or with an empty key) or -ENOMEM.  Free *@kv with wsx_stats_kv_free().
+ *
+ * Thread-safety: safe.
+ */
+int wsx_stats_kv_parse(const char *text, struct wsx_stats_kv **kv);
+
+/*
+ * wsx_stats_kv_read - read the module's stats file, keeping every key
+ * @kv:		as for wsx_stats_kv_parse()
+ *
+ * Reads $WSX_DEBUGFS/stats (default WSX_DEBUGFS_PATH "/stats") and parses
+ * it with wsx_stats_kv_parse().
+ *
+ * Returns 0, or the errors of wsx_stats_kv_parse() and of wsx_stats_read()
+ * other than parse errors, among them -ENOMEDIUM: no debugfs is mounted on
+ * /sys/kernel/debug (mount -t debugfs none /sys/kernel/debug), and -EPERM:
+ * the kernel's lockdown (/sys/kernel/security/lockdown) forbids it.
+ *
+ * Thread-safety: safe.
+ */
+int wsx_stats_kv_read(struct wsx_stats_kv **kv);
+
+/*
+ * wsx_stats_kv_free - free what wsx_stats_kv_parse() allocated
+ * @kv:		parsed stats, or NULL
+ *
+ * Thread-safety: no other call may use @kv at the same time.
+ */
+void wsx_stats_kv_free(struct wsx_stats_kv *kv);
+
+/*
+ * wsx_stats_kv_line - one line of parsed stats
+ * @kv:		parsed stats
+ * @i:		the line's index, from 0 in the file's order (empty lines
+ *		not counted)
+ *
+ * Returns the line, valid until wsx_stats_kv_free(), or NULL when @kv is
+ * NULL or has no line @i: loop from 0 until NULL to visit every counter.
+ *
+ * Thread-safety: safe.
+ */
+const struct wsx_stats_line *wsx_stats_kv_line(const struct wsx_stats_kv *kv,
+						unsigned int i);
+
+/*
+ * wsx_stats_get - one counter of parsed stats, by line tag and key
+ * @kv:		parsed stats
+ * @tag:	the line's tag, e.g. "global" or "P3"
+ * @key:	the key, e.g. "cancelled"
+ * @val:	where the value is stored
+ *
+ * The first line tagged @tag that has @key gives the value.
+ *
+ * Returns 0, or -EINVAL (an argument NULL), -ENOENT (no such line or key)
+ * or -ERANGE (the value is not an unsigned decimal 64-bit number: read
+ * its text with wsx_stats_kv_line()).
+ *
+ * Thread-safety: safe.
+ */
+int wsx_stats_get(const struct wsx_stats_kv *kv, const char *tag,
+		  const char *key, __u64 *val);
+
+/*
+ * wsx_stats_kv_write - print every counter of parsed stats
+ * @f:		output stream
+ * @kv:		parsed stats
+ * @flags:	0 for the text of the stats file (each line, its tokens
+ *		separated by one blank), WSX_STATS_JSON for one JSON object:
+ *		{"nprocs": N, "p": [{...}, ...] (the P<n> lines),
+ *		"nodes": [{...}, ...] (the node<i> lines, when any),
+ *		"global": {...}, and "<tag>": {...} for each other line}, each
+ *		line's keys in its object, decimal values as JSON numbers,
+ *		others as strings
+ *
+ * Returns 0, or -EINVAL (@f or @kv NULL, an unknown flag), or -EIO if the
+ * stream reports an error.
+ *
+ * Thread-safety: as stdio.
+ */
+int wsx_stats_kv_write(FILE *f, const struct wsx_stats_kv *kv,
+		       unsigned int flags);
 
 /*
  * wsx_schedtrace_read - read the one-line scheduler trace
