@@ -172,3 +172,4 @@ module_init(wsx_init);
 module_exit(wsx_exit);
 MODULE_DESCRIPTION("Work-stealing executor after the Go runtime scheduler");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(WSX_VERSION);
