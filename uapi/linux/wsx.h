@@ -333,6 +333,10 @@ struct wsx_enter {
 #define WSX_IOC_MAGIC	0xE9
 
 /*
+ * WSX_IOC_SUBMIT, WSX_IOC_RING_SETUP and WSX_IOC_ENTER need the file open
+ * for writing (O_WRONLY or O_RDWR): -EBADF otherwise, before any other
+ * check.
+ *
  * WSX_IOC_VERSION	-EFAULT	bad pointer
  * WSX_IOC_SUBMIT	-EFAULT	bad pointer (struct or items)
  *			-EINVAL	count 0, reserved or flags not zero, unknown
