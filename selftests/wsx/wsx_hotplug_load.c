@@ -2,9 +2,12 @@
 /*
  * Load generator for wsx_hotplug.sh: keeps up to 512 SPAWN(4, 4) trees
  * (341 items each) queued on the local P and the global queue until the file named by its
- * argument exists, then waits for every completion.  Exits 0 when every
- * tree completed exactly once with all its 341 items and the Ps' executed
- * counters grew by exactly the items submitted; prints what it saw.
+ * argument exists, then waits for every completion.  It creates that name
+ * with ".ready" appended once the NOPs of the first check below ran.  Exits 0 when every
+ * tree completed exactly once with all its 341 items, the Ps' executed
+ * counters grew by exactly the items submitted, and every P is back: a NOP
+ * queued on each P in turn, before the load and after it, runs on the
+ * same CPU both times (its own, the other Ps idle); prints what it saw.
  */
 #include <sys/stat.h>
 
@@ -14,18 +17,42 @@
 #define BATCH		64
 #define IN_FLIGHT	512
 #define MAX_TREES	(1 << 22)
+#define MAX_PS		1024
 
 static struct wsx_completion recs[WSX_WAIT_MAX];
 static unsigned char seen[MAX_TREES];
 static char before[1 << 16], after[1 << 16];
 
+/*
+ * One NOP queued on each P in turn, waited for: the CPU each ran on goes to
+ * @cpus.  Returns how many Ps ran theirs.
+ */
+static int pinned_cpus(int fd, int nprocs, unsigned int *cpus)
+{
+	struct wsx_completion rec;
+	struct wsx_req req;
+	int p;
+
+	for (p = 0; p < nprocs; p++) {
+		req = wsx_test_req(WSX_OP_NOP, p, WSX_PLACE_P, p, 0, 0, 0);
+		if (wsx_test_submit(fd, &req, 1, NULL) != 1 ||
+		    wsx_test_wait(fd, &rec, 1, 1, 30LL * 1000000000) != 1 ||
+		    rec.user_data != (__u64)p || rec.status)
+			break;
+		cpus[p] = rec.cpu;
+	}
+	return p;
+}
+
 int main(int argc, char **argv)
 {
 	size_t sent = 0, done = 0, dups = 0, bad = 0;
 	struct wsx_req reqs[BATCH];
+	unsigned int cpu_before[MAX_PS], cpu_after[MAX_PS];
+	char ready[4096];
 	long long executed;
 	struct stat st;
-	int fd, nprocs;
+	int fd, nprocs, lost = 0;
 	long ret;
 
 	if (argc != 2) {
@@ -34,11 +61,17 @@ int main(int argc, char **argv)
 	}
 	fd = wsx_test_open();
 	nprocs = fd < 0 ? fd : wsx_test_nprocs(fd);
-	if (nprocs <= 0 || wsx_test_read_debugfs("stats", before,
-						 sizeof(before)) <= 0) {
-		fprintf(stderr, "cannot open /dev/wsx or its stats\n");
+	if (nprocs <= 0 || nprocs > MAX_PS ||
+	    pinned_cpus(fd, nprocs, cpu_before) != nprocs ||
+	    wsx_test_read_debugfs("stats", before, sizeof(before)) <= 0) {
+		fprintf(stderr, "cannot open /dev/wsx, run a NOP on each P or read the stats\n");
 		return 1;
 	}
+	snprintf(ready, sizeof(ready), "%s.ready", argv[1]);
+	ret = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (ret < 0)
+		return perror(ready), 1;
+	close(ret);
 	while (done < sent || stat(argv[1], &st)) {
 		if (stat(argv[1], &st) && sent - done < IN_FLIGHT &&
 		    sent + BATCH <= MAX_TREES) {
@@ -71,7 +104,20 @@ int main(int argc, char **argv)
 		   wsx_test_stat_sum(before, nprocs, "executed");
 	printf("# %zu trees submitted, %zu completed, %zu twice, %zu wrong; %lld items executed, %lld expected\n",
 	       sent, done, dups, bad, executed, (long long)sent * TREE_NODES);
+	ret = pinned_cpus(fd, nprocs, cpu_after);
+	for (int p = 0; p < nprocs; p++) {
+		if (p < ret && cpu_after[p] == cpu_before[p])
+			continue;
+		if (p < ret)
+			printf("# P%d's NOP ran on CPU %u, before the load on CPU %u\n",
+			       p, cpu_after[p], cpu_before[p]);
+		else
+			printf("# P%d's NOP failed after the load\n", p);
+		lost++;
+	}
+	printf("# afterwards %d of %d Ps ran a NOP queued on them on their own CPU\n",
+	       nprocs - lost, nprocs);
 	close(fd);
-	return done == sent && !dups && !bad &&
+	return done == sent && !dups && !bad && !lost &&
 	       executed == (long long)sent * TREE_NODES ? 0 : 1;
 }

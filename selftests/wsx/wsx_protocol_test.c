@@ -124,10 +124,14 @@ static int scenario_inbox_steal(int fd)
 			reqs[i] = wsx_test_req(WSX_OP_SPIN, i, WSX_PLACE_P, 0,
 					       200 * MS, 0, 0);
 		if (r % 2) {
-			/* P0 busy with the first when the others come */
+			/* P0 busy with the first when the others come: it
+			 * took it (P0's depth 0), not a sleep's guess */
 			if (wsx_test_submit(fd, reqs, 1, NULL) != 1)
 				scenario_fail("SUBMIT failed\n");
-			usleep(2000);
+			for (int i = 0; i < 10000 &&
+			     wsx_test_read_debugfs("stats", stats, sizeof(stats)) > 0 &&
+			     wsx_test_stat(stats, 0, "depth"); i++)
+				usleep(100);
 			if (wsx_test_submit(fd, reqs + 1, 19, NULL) != 19)
 				scenario_fail("SUBMIT failed\n");
 		} else if (wsx_test_submit(fd, reqs, 20, NULL) != 20) {

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stolen batches: a wide SPAWN tree queued on P0 gives thieves full rings
- * to steal from; every steal in /sys/kernel/debug/wsx/steal_log must have
- * taken what the module's steal_policy says of the victim's ring length at
- * the thief's snapshot.  wsx_policies.sh runs it under each policy.
+ * Stolen batches against what the test itself queued: P0 runs a SPIN item
+ * while N NOPs wait on it, and the other Ps steal them.  The steal log
+ * (/sys/kernel/debug/wsx/steal_log, zeroed first) must account for exactly
+ * those N: the steals from P0 took N in all, the first saw all N and took
+ * what the policy says of N, and every P ran as many as were queued on it
+ * (N on P0), plus what it took, minus what was taken from it (the records
+ * say which CPU ran each NOP; P n runs on CPU n).  wsx_policies.sh runs it under each policy.
  */
 #include "../kselftest_harness.h"
 #include "wsx_test.h"
@@ -26,53 +29,140 @@ FIXTURE_TEARDOWN(steal)
 	close(self->fd);
 }
 
+#define N	12	/* under WSX_STEAL_LOG: no thief's log wraps */
+#define MAX_PS	64
+
+static unsigned int policy_take(const char *policy, unsigned int seen)
+{
+	if (!seen)
+		return 1;	/* a runnext item */
+	if (!strcmp(policy, "half"))
+		return seen - seen / 2;
+	if (!strcmp(policy, "one"))
+		return 1;
+	return seen;
+}
+
+struct round {
+	int ran[MAX_PS];	/* NOPs run per CPU, from the records */
+	int in[MAX_PS], out[MAX_PS];	/* taken by, taken from, per P */
+	unsigned int from_p0, seen_max, taken_at_max, logged;
+};
+
+/* P0 has taken its SPIN to run: nothing queued on it (inbox included). */
+static void wait_p0_took_spin(void)
+{
+	static char text[1 << 16];
+
+	for (int i = 0; i < 1000; i++) {
+		if (wsx_test_read_debugfs("stats", text, sizeof(text)) > 0 &&
+		    !wsx_test_stat(text, 0, "depth"))
+			return;
+		usleep(100);
+	}
+}
+
 /*
- * Every logged steal took what the steal policy says of the victim's ring
- * as the thief saw it: n - n/2 for "half".  Steals of a runnext item (seen
- * ring length 0) take exactly one.
+ * One round: SPIN on P0, then, once P0 runs it, N NOPs on P0.  False when
+ * the SPIN ran elsewhere or P0 ran one of the NOPs itself (its SPIN ended
+ * before thieves took them all): the round did not set up what it checks.
  */
-TEST_F(steal, stolen_batches_follow_the_policy)
+static bool steal_round(struct __test_metadata *_metadata, int fd,
+			int nprocs, __u64 spin_ns, const char *policy,
+			struct round *r)
 {
 	static char log[1 << 16];
-	struct wsx_req req = wsx_test_req(WSX_OP_SPAWN, 0, WSX_PLACE_P, 0,
-					  64, 2, 20000);
-	struct wsx_completion rec = { 0 };
-	char policy[16];
-	unsigned int p, victim, seen, taken, checked = 0;
+	struct wsx_completion recs[N + 1];
+	struct wsx_req reqs[N + 1];
+	unsigned int p, victim, seen, taken;
+	bool spin_moved = false;
 	char *line;
 
-	if (self->nprocs < 2)
-		SKIP(return, "needs 2 Ps or more, the module has %d",
+	memset(r, 0, sizeof(*r));
+	reqs[0] = wsx_test_req(WSX_OP_SPIN, 0, WSX_PLACE_P, 0, spin_ns, 0, 0);
+	for (int i = 1; i <= N; i++)
+		reqs[i] = wsx_test_req(WSX_OP_NOP, i, WSX_PLACE_P, 0, 0, 0, 0);
+	ASSERT_EQ(0, wsx_test_write_file(WSX_DEBUGFS_PATH "/reset", "1"));
+	ASSERT_EQ(1, wsx_test_submit(fd, reqs, 1, NULL));
+	wait_p0_took_spin();
+	ASSERT_EQ(N, wsx_test_submit(fd, reqs + 1, N, NULL));
+	ASSERT_EQ(N + 1, wsx_test_wait(fd, recs, N + 1, N + 1,
+				       100LL * 1000000000));
+	ASSERT_LT(0, wsx_test_read_debugfs("steal_log", log, sizeof(log)));
+	for (int i = 0; i <= N; i++) {
+		ASSERT_EQ(0, recs[i].status);
+		ASSERT_GT(nprocs, (int)recs[i].cpu);
+		if (recs[i].user_data)
+			r->ran[recs[i].cpu]++;
+		else if (recs[i].cpu)
+			spin_moved = true;
+	}
+	if (spin_moved || r->ran[0])
+		return false;
+	for (line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+		ASSERT_EQ(4, sscanf(line, "P%u victim=%u seen=%u taken=%u",
+				    &p, &victim, &seen, &taken));
+		ASSERT_GT(nprocs, (int)p);
+		ASSERT_GT(nprocs, (int)victim);
+		EXPECT_NE(p, victim);
+		EXPECT_EQ(policy_take(policy, seen), taken) {
+			TH_LOG("policy %s: %s", policy, line);
+		}
+		r->in[p] += taken;
+		r->out[victim] += taken;
+		if (victim == 0) {
+			r->from_p0 += taken;
+			if (seen > r->seen_max) {
+				r->seen_max = seen;
+				r->taken_at_max = taken;
+			}
+		}
+		r->logged++;
+	}
+	return true;
+}
+
+TEST_F_TIMEOUT(steal, stolen_batches_follow_the_policy, 120)
+{
+	char policy[16], max_ns[32];
+	__u64 spin_ns;
+	struct round r;
+	int tries = 0;
+
+	if (self->nprocs < 2 || self->nprocs > MAX_PS)
+		SKIP(return, "needs 2 .. %d Ps, the module has %d", MAX_PS,
 		     self->nprocs);
 	ASSERT_EQ(0, wsx_test_param("steal_policy", policy, sizeof(policy)));
 	if (!strcmp(policy, "none"))
 		SKIP(return, "steal_policy=none steals nothing");
-	/* a wide tree on one P gives thieves full rings to steal from */
-	ASSERT_EQ(0, wsx_test_collect(self->fd, &req, 1, &rec));
-	EXPECT_EQ(1 + 64 + 64 * 64, rec.result);
-	ASSERT_LT(0, wsx_test_read_debugfs("steal_log", log, sizeof(log)));
-
-	for (line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
-		unsigned int want;
-
-		ASSERT_EQ(4, sscanf(line, "P%u victim=%u seen=%u taken=%u",
-				    &p, &victim, &seen, &taken));
-		if (!seen)
-			want = 1;
-		else if (!strcmp(policy, "half"))
-			want = seen - seen / 2;
-		else if (!strcmp(policy, "one"))
-			want = 1;
-		else
-			want = seen;
-		EXPECT_EQ(want, taken) {
-			TH_LOG("policy %s: %s", policy, line);
+	/* the longest SPIN the module takes, up to 200 ms */
+	ASSERT_EQ(0, wsx_test_param("max_item_ns", max_ns, sizeof(max_ns)));
+	spin_ns = strtoull(max_ns, NULL, 10);
+	if (spin_ns > 200000000)
+		spin_ns = 200000000;
+	while (!steal_round(_metadata, self->fd, self->nprocs, spin_ns,
+			    policy, &r)) {
+		TH_LOG("round %d: P0 did not run the SPIN, or ran %d of the NOPs itself: again",
+		       tries, r.ran[0]);
+		ASSERT_GT(10, ++tries) {
+			TH_LOG("thieves never took all %d NOPs during P0's SPIN of %llu us",
+			       N, (unsigned long long)spin_ns / 1000);
 		}
-		EXPECT_NE(p, victim);
-		checked++;
 	}
-	TH_LOG("%u steals checked against steal_policy=%s", checked, policy);
-	EXPECT_LT(0, checked);
+	TH_LOG("steal_policy=%s: %u steals logged; from P0 %u items, the first seeing %u and taking %u",
+	       policy, r.logged, r.from_p0, r.seen_max, r.taken_at_max);
+	EXPECT_EQ(N, r.from_p0);
+	EXPECT_EQ(N, r.seen_max);
+	EXPECT_EQ(policy_take(policy, N), r.taken_at_max);
+	/* the N were queued on P0, and moved only by the steals logged */
+	for (int p = 0; p < self->nprocs; p++) {
+		int ran = r.ran[p], in = r.in[p], out = r.out[p];
+
+		EXPECT_EQ(ran, (p ? 0 : N) + in - out) {
+			TH_LOG("P%d ran %d NOPs, took %d, gave %d", p, ran, in,
+			       out);
+		}
+	}
 }
 
 TEST_HARNESS_MAIN
