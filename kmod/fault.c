@@ -37,7 +37,7 @@ void wsx_fault(enum wsx_fault_point point)
 	udelay(us);
 }
 
-/* The files of /sys/kernel/debug/wsx/fault/, under @dir (wsx's). */
+/* As wsx_fault(), sleeping: process context only. */
 void wsx_fault_sleep(enum wsx_fault_point point)
 {
 	u32 us = READ_ONCE(wsx_fault_us[point]);
@@ -48,6 +48,7 @@ void wsx_fault_sleep(enum wsx_fault_point point)
 	usleep_range(us, us + us / 16 + 1);
 }
 
+/* The files of /sys/kernel/debug/wsx/fault/, under @dir (wsx's). */
 void wsx_fault_debugfs_init(struct dentry *dir)
 {
 	struct dentry *fault = debugfs_create_dir("fault", dir);

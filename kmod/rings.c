@@ -117,14 +117,18 @@
  *     sides), wsx_rings_unlock_sq().  Store buffering: either the M's
  *     second try sees the lock free, or the holder sees pickup_missed.
  *     An M holder walks again anyway; an ENTER holder takes the pick-up
- *     over (wsx_rings_take_over()): it consumes, and announces as the walk
- *     does, until an announce finds no new entry, so it leaves the flag
- *     set, and looks at pickup_missed again after its unlock.  The walk
- *     skips a ring while pickup_missed is set: the holder's to look.
+ *     over (wsx_rings_take_over()): it consumes, announces as the walk does
+ *     and consumes once more if entries came before the announce; the
+ *     flag stays set (no M can clear it while the lock is held), so what
+ *     the user pushes later it ENTERs itself.  It then looks at
+ *     pickup_missed again after its unlock.  It takes the lock as an M
+ *     does (wsx_rings_trylock_sq()): when another holder has it, that
+ *     holder looks.  The walk skips a ring while pickup_missed is set.
  *     The ENTER's thread does the Ms' work then, for entries of its own
- *     ring; each round is bounded by the SQ's size, and a fatal signal
- *     ends it (the session is closing, the entries are void).
-
+ *     ring: two rounds, each bounded by the SQ's size, that a fatal
+ *     signal does not cut short, since the file may be shared by a
+ *     process that relies on the Ms.
+ *
  *     An M holds a reference on the rings while it consumes outside the
  *     RCU read section; wsx_rings_quiesce() unlists them, waits for a
  *     grace period and for the references.
@@ -363,20 +367,27 @@ refuse:
 	wsx_rings_post(r, &rec, NULL);
 }
 
+/* Who consumes SQ entries: see "Pick-up". */
+enum wsx_consumer {
+	WSX_BY_ENTER,		/* ENTER's to_submit: stops for a fatal signal */
+	WSX_BY_TAKE_OVER,	/* ENTER doing the Ms' part: runs to the end */
+	WSX_BY_M,		/* an M: no user mm, stops at a CRC32C entry */
+};
+
 /*
  * Consume up to @to_submit new SQ entries, as far as the CQ has room, with
- * sq_lock held: see "SQ" and "Backpressure" above.  An M (@in_m) stops at
- * a CRC32C entry (*@error = -EAGAIN).  Returns 0 or -EINVAL (indices out of
- * range); *@submitted and *@error as WSX_IOC_ENTER says.
+ * sq_lock held: see "SQ" and "Backpressure" above.  An M stops at a CRC32C
+ * entry (*@error = -EAGAIN).  Returns 0 or -EINVAL (indices out of range);
+ * *@submitted and *@error as WSX_IOC_ENTER says.
  */
-static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit, bool in_m,
-			     u32 *submitted, s32 *error)
+static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
+			     enum wsx_consumer by, u32 *submitted, s32 *error)
 {
 	u32 tail, head, n, room, i = 0;
 	struct wsx_req req;
 	int ret = 0;
 
-	if (!in_m)
+	if (by == WSX_BY_ENTER)
 		wsx_fault_sleep(WSX_FAULT_ENTER_IN_SQ_LOCK);
 	/* acquire: pairs with userspace's release of the SQ tail */
 	tail = smp_load_acquire(&r->hdr->sq_tail);
@@ -396,14 +407,14 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit, bool in_m,
 			break;
 		}
 		if (i % WSX_ENTER_RESCHED == WSX_ENTER_RESCHED - 1) {
-			if (fatal_signal_pending(current))
+			if (by == WSX_BY_ENTER && fatal_signal_pending(current))
 				break;
 			cond_resched();
 		}
 		/* the one read of the entry */
 		memcpy(&req, &r->sqes[r->sq_head_k & (r->sq_entries - 1)],
 		       sizeof(req));
-		if (in_m && req.op == WSX_OP_CRC32C) {
+		if (by == WSX_BY_M && req.op == WSX_OP_CRC32C) {
 			/* forgotten: ENTER reads the entry afresh */
 			*error = -EAGAIN;
 			break;
@@ -440,6 +451,20 @@ static bool wsx_rings_announce(struct wsx_rings *r)
 }
 
 /*
+ * Take sq_lock without sleeping on it; when it is taken, leave the ring to
+ * its holder through pickup_missed (see "Pick-up").  True if taken.
+ */
+static bool wsx_rings_trylock_sq(struct wsx_rings *r)
+{
+	if (mutex_trylock(&r->sq_lock))
+		return true;
+	WRITE_ONCE(r->pickup_missed, 1);
+	/* StoreLoad: pairs with the xchg() of wsx_rings_unlock_sq() */
+	smp_mb();
+	return mutex_trylock(&r->sq_lock);
+}
+
+/*
  * Unlock sq_lock; true when an M found it taken meanwhile and left the
  * ring to us (see "Pick-up": xchg() orders the unlock before the load).
  */
@@ -450,28 +475,40 @@ static bool wsx_rings_unlock_sq(struct wsx_rings *r)
 }
 
 /*
+ * Consume as the Ms would; false, the flag set and the ring blocked, if
+ * what is left cannot be consumed.
+ */
+static bool wsx_rings_take_round(struct wsx_rings *r)
+{
+	u32 submitted;
+	s32 error = 0;
+
+	if (wsx_rings_consume(r, r->sq_entries, WSX_BY_TAKE_OVER, &submitted,
+			      &error) || error) {
+		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
+		WRITE_ONCE(r->pickup_blocked, true);
+		return false;
+	}
+	return true;
+}
+
+/*
  * An M left the pick-up of @r to this ENTER, which held sq_lock: consume,
- * and announce as the walk does, until an announce finds no new entry or
- * what is left cannot be consumed (see "Pick-up").
+ * announce as the walk does, and consume once more if entries came before
+ * the announce; the flag stays set, so what comes later is the user's to
+ * ENTER.  Two rounds, each bounded by the SQ's size, whatever the user
+ * pushes meanwhile, and no fatal signal cuts them short (the file may be
+ * shared with a process that relies on the Ms).  Again while Ms missed
+ * the lock meanwhile; when another holder has the lock, it is its to look.
  */
 static void wsx_rings_take_over(struct wsx_rings *r)
 {
-	u32 submitted;
-	s32 error;
-
 	do {
-		if (mutex_lock_killable(&r->sq_lock))
-			return;		/* the session is closing */
-		do {
-			error = 0;
-			if (wsx_rings_consume(r, r->sq_entries, false,
-					      &submitted, &error) || error) {
-				WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
-				WRITE_ONCE(r->pickup_blocked, true);
-				break;
-			}
-		} while (!fatal_signal_pending(current) &&
-			 wsx_rings_announce(r));
+		cond_resched();
+		if (!wsx_rings_trylock_sq(r))
+			return;		/* the holder will look */
+		if (wsx_rings_take_round(r) && wsx_rings_announce(r))
+			wsx_rings_take_round(r);
 	} while (wsx_rings_unlock_sq(r));
 }
 
@@ -482,7 +519,7 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 
 	if (mutex_lock_killable(&r->sq_lock))
 		return -EINTR;
-	ret = wsx_rings_consume(r, to_submit, false, submitted, error);
+	ret = wsx_rings_consume(r, to_submit, WSX_BY_ENTER, submitted, error);
 	/* the Ms may try again; the flag stays as it is until one does */
 	WRITE_ONCE(r->pickup_blocked, false);
 	if (wsx_rings_unlock_sq(r))
@@ -536,19 +573,15 @@ void wsx_rings_pickup_one(struct wsx_rings *r)
 	s32 error = 0;
 
 	wsx_fault(WSX_FAULT_PICKUP_BEFORE_LOCK);
-	if (!mutex_trylock(&r->sq_lock)) {
-		WRITE_ONCE(r->pickup_missed, 1);
-		/* StoreLoad: pairs with the xchg() of wsx_rings_unlock_sq() */
-		smp_mb();
-		if (!mutex_trylock(&r->sq_lock))
-			goto unref;	/* the holder will look */
-	}
+	if (!wsx_rings_trylock_sq(r))
+		goto unref;	/* the holder will look */
 	/* blocked after our walk looked: the flag is set, leave it so */
 	if (r->pickup_blocked)
 		goto out;
 	/* this M walks again before it parks: userspace need not enter */
 	WRITE_ONCE(r->hdr->sq_flags, 0);
-	if (wsx_rings_consume(r, WSX_PICKUP_BATCH, true, &submitted, &error) ||
+	if (wsx_rings_consume(r, WSX_PICKUP_BATCH, WSX_BY_M, &submitted,
+			      &error) ||
 	    error) {
 		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
 		WRITE_ONCE(r->pickup_blocked, true);

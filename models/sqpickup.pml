@@ -14,10 +14,12 @@
  *         ENTER may hold sq_lock while the first thread pushes entries
  *         with the flag clear.
  *   ENTER, after it unlocks: full barrier, then load "missed"; if set,
- *         clear it and take the pick-up over: under sq_lock again, consume,
- *         announce (set the flag, full barrier, load the tail) and consume
- *         again until the announce finds nothing new; then look at
- *         "missed" again (wsx_rings_submit(), wsx_rings_take_over()).
+ *         clear it and take the pick-up over: take sq_lock as an M does
+ *         (when another holder has it, that holder looks), consume,
+ *         announce (set the flag, full barrier, load the tail), consume
+ *         once more if entries came before the announce, the flag left
+ *         set; then look at "missed" again (wsx_rings_submit(),
+ *         wsx_rings_take_over()).
  *   M, before parking, the walk (no lock): skip the ring if blocked or
  *         missed; if the SQ holds entries go on, else set the flag, full
  *         barrier, load the tail again and go on only if entries came.
@@ -179,19 +181,26 @@ inline enter()
 	do
 	:: missed ->
 		missed = false;
-		lock(sq_lock);
-		do
-		:: consume(un, ubusy);
-			if
-			:: ubusy -> blocked = true; need_enter = true; break
-			:: else
-			fi;
+		m_trylock(got);		/* wsx_rings_trylock_sq() */
+		if
+		:: !got -> break	/* the holder will look */
+		:: else
+		fi;
+		consume(un, ubusy);
+		if
+		:: ubusy -> blocked = true; need_enter = true
+		:: else ->
 			need_enter = true;	/* the announce: full barrier */
 			if
-			:: tail == head_k -> break
+			:: tail != head_k ->	/* came before it: once more */
+				consume(un, ubusy);
+				if
+				:: ubusy -> blocked = true
+				:: else
+				fi
 			:: else
 			fi
-		od;
+		fi;
 		unlock(sq_lock)
 	:: else -> break
 	od
@@ -205,7 +214,7 @@ inline enter()
 proctype user()
 {
 	byte i = 0, un;
-	bool ubusy;
+	bool ubusy, got;
 
 	do
 	:: i < N ->
@@ -230,7 +239,7 @@ proctype user()
 proctype user2()
 {
 	byte un;
-	bool ubusy;
+	bool ubusy, got;
 
 	do
 	:: cq_tail != cq_head -> cq_head = cq_tail	/* read the records */

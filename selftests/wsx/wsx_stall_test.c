@@ -2,15 +2,20 @@
 /*
  * wsx_stall_test: no user can stall the engine through its rings.
  *
- * stall: a WSX_RING_SQ_PICKUP session's ENTER holds sq_lock for seconds
- * (the enter_in_sq_lock fault point stands for a pin of the user's pages
- * that takes as long as the user's page faults take) while two entries
- * wait in its SQ, so every M that walks the pick-up rings finds the ring
- * pending.  Another session's NOPs, one at a time, each waking an M that
- * then walks, must all complete, and CPU 1 must go offline and come back,
- * while that ENTER still holds the lock.  An M that slept on sq_lock
- * (the code before the pick-up's trylock) fails both: the NOPs wait for
- * the hold to end, and so does the offline (the stopping M's last walk).
+ * stall: a WSX_RING_SQ_PICKUP session first has an M pick up one entry
+ * (so the flag is clear: the user relies on the Ms); then its ENTER holds
+ * sq_lock for seconds (the enter_in_sq_lock fault point stands for a pin
+ * of the user's pages that takes as long as the user's page faults take)
+ * while entries wait in its SQ, one pushed during the hold with the flag
+ * clear, so every M that walks the pick-up rings finds the ring pending.
+ * Another session's NOPs, one at a time, each waking an M that then walks,
+ * must all complete, and CPU 1 must go offline and come back, while that
+ * ENTER still holds the lock.  An M that slept on sq_lock (the code before
+ * the pick-up's trylock) fails both: the NOPs wait for the hold to end,
+ * and so does the offline (the stopping M's last walk).  Then, without
+ * another ENTER that submits, every entry must complete: an M that left
+ * the ring without handing the pick-up to the holder strands the one
+ * pushed during the hold (flag clear, every M parked).
  * Needs the fault points of a WSX_DEBUG build: a release build says SKIP.
  *
  * read_only: a file opened read-only cannot queue work or set up rings:
@@ -46,14 +51,19 @@ static void *holder_enter(void *arg)
 	return NULL;
 }
 
-/* Push a NOP with @user_data into the SQ of @t (store-release of tail). */
-static void push_nop(struct wsx_tring *t, __u64 user_data)
+/* Push @req into the SQ of @t (store-release of tail). */
+static void push_req(struct wsx_tring *t, struct wsx_req req)
 {
 	__u32 tail = __atomic_load_n(t->sq_tail, __ATOMIC_RELAXED);
 
-	t->sqes[tail & (t->p.sq_entries - 1)] =
-		wsx_test_req(WSX_OP_NOP, user_data, WSX_PLACE_LOCAL, 0, 0, 0, 0);
+	t->sqes[tail & (t->p.sq_entries - 1)] = req;
 	__atomic_store_n(t->sq_tail, tail + 1, __ATOMIC_RELEASE);
+}
+
+static void push_nop(struct wsx_tring *t, __u64 user_data)
+{
+	push_req(t, wsx_test_req(WSX_OP_NOP, user_data, WSX_PLACE_LOCAL, 0, 0,
+				 0, 0));
 }
 
 static bool held(struct holder *h)
@@ -61,13 +71,14 @@ static bool held(struct holder *h)
 	return !__atomic_load_n(&h->done, __ATOMIC_ACQUIRE);
 }
 
-TEST(stall)
+static void stall_run(struct __test_metadata *_metadata, bool offline)
 {
 	struct wsx_completion rec;
 	struct wsx_req req;
 	struct holder h;
 	struct wsx_enter e;
 	int fd_a, fd_b, i, nops = 0;
+	long hits;
 	bool offline_in_hold = false, have_cpu1;
 	__u64 t_hold, t_nops, t_off = 0;
 
@@ -80,15 +91,31 @@ TEST(stall)
 	ASSERT_EQ(0, wsx_tring_setup_flags(&h.ring, fd_a, 4, 8,
 					   WSX_RING_SQ_PICKUP));
 	h.done = 0;
+	/* an M picks the first entry up: another session's NOP wakes one */
 	push_nop(&h.ring, 1);
-	push_nop(&h.ring, 2);
+	for (i = 0; i < 1000 && (__atomic_load_n(h.ring.sq_head, __ATOMIC_ACQUIRE) != 1 ||
+				 (__atomic_load_n(h.ring.sq_flags, __ATOMIC_ACQUIRE) &
+				  WSX_SQ_NEED_ENTER)); i++) {
+		req = wsx_test_req(WSX_OP_NOP, 50, WSX_PLACE_LOCAL, 0, 0, 0, 0);
+		ASSERT_EQ(1, wsx_test_submit(fd_b, &req, 1, NULL));
+		ASSERT_EQ(1, wsx_test_wait(fd_b, &rec, 1, 1, 10000000000LL));
+	}
+	ASSERT_EQ(1u, __atomic_load_n(h.ring.sq_head, __ATOMIC_ACQUIRE));
+	/*
+	 * The ENTER's own entry is refused (an unknown op): it queues no item
+	 * whose M would walk afterwards, so only the hand-over can take the
+	 * entry pushed during the hold.
+	 */
+	push_req(&h.ring, wsx_test_req(0xffff, 2, WSX_PLACE_LOCAL, 0, 0, 0, 0));
+	hits = wsx_test_fault_hits(HOLD_FAULT);
 	ASSERT_EQ(0, wsx_test_fault_set(HOLD_FAULT, HOLD_US));
 	ASSERT_EQ(0, pthread_create(&h.thread, NULL, holder_enter, &h));
-	/* the hold has begun when the fault point was passed */
-	while (wsx_test_fault_hits(HOLD_FAULT) < 1 && held(&h))
+	/* the hold has begun when the fault point was passed once more */
+	while (wsx_test_fault_hits(HOLD_FAULT) <= hits && held(&h))
 		usleep(1000);
 	ASSERT_EQ(0, wsx_test_fault_set(HOLD_FAULT, "0"));
 	t_hold = wsx_test_now_ns();
+	push_nop(&h.ring, 3);	/* during the hold, relying on the Ms */
 
 	/* another session's NOPs, each waking an M that then walks */
 	for (i = 0; i < NOPS && held(&h); i++) {
@@ -101,7 +128,8 @@ TEST(stall)
 		if (held(&h))
 			nops++;
 	}
-	have_cpu1 = !access("/sys/devices/system/cpu/cpu1/online", W_OK);
+	have_cpu1 = offline &&
+		    !access("/sys/devices/system/cpu/cpu1/online", W_OK);
 	t_nops = wsx_test_now_ns();
 	if (have_cpu1 && held(&h)) {
 		ASSERT_EQ(0, wsx_test_write_file("/sys/devices/system/cpu/cpu1/online", "0"));
@@ -117,24 +145,32 @@ TEST(stall)
 		       (wsx_test_now_ns() - t_hold) / 1000000);
 	EXPECT_EQ(0, h.ret);
 	EXPECT_EQ(NOPS, nops);
+	if (offline && !have_cpu1)
+		ksft_print_msg("no CPU 1 to take offline: the offline half not run\n");
 	if (have_cpu1)
 		EXPECT_TRUE(offline_in_hold);
 
-	/* both entries complete: the ENTER, the Ms or the take-over */
+	/* every entry completes, no ENTER submitting: the take-over did it */
 	memset(&e, 0, sizeof(e));
-	e.min_complete = 2;
+	e.min_complete = 3;
 	e.timeout_ns = 10000000000LL;
-	if (!(__atomic_load_n(h.ring.sq_flags, __ATOMIC_ACQUIRE) &
-	      WSX_SQ_NEED_ENTER) ||
-	    __atomic_load_n(h.ring.sq_head, __ATOMIC_ACQUIRE) == 2)
-		e.to_submit = 0;
-	else
-		e.to_submit = 1;
 	EXPECT_EQ(0, wsx_test_ioctl(fd_a, WSX_IOC_ENTER, &e));
-	EXPECT_EQ(2u, __atomic_load_n(h.ring.cq_tail, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(3u, __atomic_load_n(h.ring.cq_tail, __ATOMIC_ACQUIRE));
 	wsx_tring_unmap(&h.ring);
 	close(fd_a);
 	close(fd_b);
+}
+
+/* The NOPs, then every entry of the ring without an ENTER that submits. */
+TEST(stall)
+{
+	stall_run(_metadata, false);
+}
+
+/* The same with CPU 1 offline and back during the hold. */
+TEST(stall_offline)
+{
+	stall_run(_metadata, true);
 }
 
 TEST(read_only)
