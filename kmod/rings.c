@@ -120,14 +120,18 @@
  *     over (wsx_rings_take_over()): it consumes, announces as the walk does
  *     and consumes once more if entries came before the announce; the
  *     flag stays set (no M can clear it while the lock is held), so what
- *     the user pushes later it ENTERs itself.  It then looks at
- *     pickup_missed again after its unlock.  It takes the lock as an M
- *     does (wsx_rings_trylock_sq()): when another holder has it, that
- *     holder looks.  The walk skips a ring while pickup_missed is set.
- *     The ENTER's thread does the Ms' work then, for entries of its own
- *     ring: two rounds, each bounded by the SQ's size, that a fatal
- *     signal does not cut short, since the file may be shared by a
- *     process that relies on the Ms.
+ *     the user pushes later it ENTERs itself, and what the Ms missed so
+ *     far is owed nothing: it clears pickup_missed under the lock, before
+ *     its unlock (an xchg() after it could swallow the next holder's
+ *     miss), and takes no second pass.  A miss between that clear and the
+ *     unlock stays for the next holder: the Ms skip the ring, the flag
+ *     being set, until the user's next ENTER takes the pick-up over.  It
+ *     takes the lock as an M does (wsx_rings_trylock_sq()): when another
+ *     holder has it, that holder looks.  The walk skips a ring while
+ *     pickup_missed is set.  The ENTER's thread does the Ms' work then,
+ *     for entries of its own ring: one pass of two rounds, each bounded by
+ *     the SQ's size, that a fatal signal does not cut short, since the
+ *     file may be shared by a process that relies on the Ms.
  *
  *     An M holds a reference on the rings while it consumes outside the
  *     RCU read section; wsx_rings_quiesce() unlists them, waits for a
@@ -143,8 +147,9 @@
  *
  * Field tags: I = set up before the rings are published; S = under
  * sq_lock; C = under cq_lock; W = under wait_lock; A = atomic (llist);
- * M = the pick-up's missed handshake ("Pick-up": set without a lock,
- * cleared only by xchg() after an unlock of sq_lock).
+ * M = the pick-up's missed handshake ("Pick-up": set without a lock by a
+ * failed try of sq_lock, cleared by xchg() after an unlock of sq_lock, or
+ * under it at the end of a take-over).
  */
 #include <linux/completion.h>
 #include <linux/llist.h>
@@ -224,7 +229,7 @@ struct wsx_rings {
 	struct mutex sq_lock;			/* the S: fields */
 	u32 sq_head_k;			/* S, read racily by the walk */
 	bool pickup_blocked;		/* S, read racily: Ms wait for ENTER */
-	/* M: set by an M that found sq_lock taken, xchg()ed to 0 by holders */
+	/* M: set by whoever found sq_lock taken (wsx_rings_trylock_sq()) */
 	u32 pickup_missed;
 	u32 sub_total;			/* S, read by wsx_rings_destroy() */
 	struct llist_node *free_local;		/* S */
@@ -495,21 +500,22 @@ static bool wsx_rings_take_round(struct wsx_rings *r)
 /*
  * An M left the pick-up of @r to this ENTER, which held sq_lock: consume,
  * announce as the walk does, and consume once more if entries came before
- * the announce; the flag stays set, so what comes later is the user's to
- * ENTER.  Two rounds, each bounded by the SQ's size, whatever the user
- * pushes meanwhile, and no fatal signal cuts them short (the file may be
- * shared with a process that relies on the Ms).  Again while Ms missed
- * the lock meanwhile; when another holder has the lock, it is its to look.
+ * the announce; the flag is then set, so what comes later is the user's
+ * to ENTER, and what the Ms missed until now is owed nothing: clear
+ * pickup_missed before the unlock, not after it (an xchg() after it could
+ * swallow a miss of the next holder's).  One pass, two rounds, each
+ * bounded by the SQ's size, whatever the user pushes meanwhile, and no
+ * fatal signal cuts them short (the file may be shared with a process
+ * that relies on the Ms).  When another holder has the lock, it looks.
  */
 static void wsx_rings_take_over(struct wsx_rings *r)
 {
-	do {
-		cond_resched();
-		if (!wsx_rings_trylock_sq(r))
-			return;		/* the holder will look */
-		if (wsx_rings_take_round(r) && wsx_rings_announce(r))
-			wsx_rings_take_round(r);
-	} while (wsx_rings_unlock_sq(r));
+	if (!wsx_rings_trylock_sq(r))
+		return;		/* the holder will look */
+	if (wsx_rings_take_round(r) && wsx_rings_announce(r))
+		wsx_rings_take_round(r);
+	WRITE_ONCE(r->pickup_missed, 0);
+	mutex_unlock(&r->sq_lock);
 }
 
 static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,

@@ -18,7 +18,8 @@
  *         (when another holder has it, that holder looks), consume,
  *         announce (set the flag, full barrier, load the tail), consume
  *         once more if entries came before the announce, the flag left
- *         set; then look at "missed" again (wsx_rings_submit(),
+ *         set; clear "missed" under the lock (owed nothing: the flag is
+ *         set) and unlock; one pass (wsx_rings_submit(),
  *         wsx_rings_take_over()).
  *   M, before parking, the walk (no lock): skip the ring if blocked or
  *         missed; if the SQ holds entries go on, else set the flag, full
@@ -177,33 +178,33 @@ inline enter()
 	blocked = false;
 	unlock(sq_lock);
 #ifndef BUG_MISS
-	/* full barrier, then "missed": wsx_rings_take_over() */
-	do
-	:: missed ->
-		missed = false;
+	/* full barrier, then "missed" (xchg): wsx_rings_take_over() */
+	if
+	:: atomic { missed -> missed = false };
 		m_trylock(got);		/* wsx_rings_trylock_sq() */
 		if
-		:: !got -> break	/* the holder will look */
-		:: else
-		fi;
-		consume(un, ubusy);
-		if
-		:: ubusy -> blocked = true; need_enter = true
-		:: else ->
-			need_enter = true;	/* the announce: full barrier */
+		:: got ->
+			consume(un, ubusy);
 			if
-			:: tail != head_k ->	/* came before it: once more */
-				consume(un, ubusy);
+			:: ubusy -> blocked = true; need_enter = true
+			:: else ->
+				need_enter = true;	/* the announce: full barrier */
 				if
-				:: ubusy -> blocked = true
+				:: tail != head_k ->	/* came before it: once more */
+					consume(un, ubusy);
+					if
+					:: ubusy -> blocked = true
+					:: else
+					fi
 				:: else
 				fi
-			:: else
-			fi
-		fi;
-		unlock(sq_lock)
-	:: else -> break
-	od
+			fi;
+			missed = false;		/* under the lock: owed nothing */
+			unlock(sq_lock)
+		:: else			/* the holder will look */
+		fi
+	:: else
+	fi
 #endif
 }
 
