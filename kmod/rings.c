@@ -112,9 +112,9 @@
  *     entry's pages, which takes as long as the user's page faults take.
  *     The M tries the lock; when it is taken, the M stores pickup_missed,
  *     takes a full barrier and tries once more; when it is still taken it
- *     leaves the ring to the holder.  Every holder, after its unlock,
- *     exchanges pickup_missed with 0 (xchg(): a full barrier on both
- *     sides), wsx_rings_unlock_sq().  Store buffering: either the M's
+ *     leaves the ring to the holder.  Every holder but the take-over
+ *     (below), after its unlock, exchanges pickup_missed with 0 (xchg():
+ *     a full barrier on both sides), wsx_rings_unlock_sq().  Store buffering: either the M's
  *     second try sees the lock free, or the holder sees pickup_missed.
  *     An M holder walks again anyway; an ENTER holder takes the pick-up
  *     over (wsx_rings_take_over()): it consumes, announces as the walk does
