@@ -99,11 +99,13 @@ static int by_start(const void *a, const void *b)
 /*
  * The global_tick rule (wsx_find_runnable()): every global_tick-th schedule
  * tick takes an item from the global queue before the ring.  Queued at
- * once behind the blocker: LOCAL_NOPS NOPs on P0's ring, then a NOP in the
- * global queue.  With one P the items run one after another, each its own
- * tick, so fewer than global_tick NOPs of the ring start before the global
- * one (without the rule, all LOCAL_NOPS would: the global queue is read
- * when the ring is empty).  Three rounds, each starting at another tick
+ * once behind the blocker: a NOP in the global queue, then LOCAL_NOPS NOPs
+ * on P0's ring (the global one first: on the KASAN kernel queueing 256
+ * items outlasts the blocker, and a global NOP queued last came after the
+ * ring had run).  With one P the items run one after another, each its
+ * own tick, so fewer than global_tick NOPs of the ring start before the
+ * global one (without the rule, all LOCAL_NOPS that were queued when the
+ * blocker ended would: the global queue is read when the ring is empty).  Three rounds, each starting at another tick
  * (LOCAL_NOPS + 2 is no multiple of global_tick).
  */
 TEST_F(one, global_item_within_global_tick_ring_items)
@@ -119,10 +121,10 @@ TEST_F(one, global_item_within_global_tick_ring_items)
 	ASSERT_LT(0, global_tick);
 	ASSERT_GT(LOCAL_NOPS, global_tick);
 	reqs[0] = wsx_test_req(WSX_OP_SPIN, 0, WSX_PLACE_P, 0, BLOCKER_NS, 0, 0);
+	reqs[1] = wsx_test_req(WSX_OP_NOP, n - 1, WSX_PLACE_GLOBAL, 0, 0, 0, 0);
 	for (size_t i = 1; i <= LOCAL_NOPS; i++)
-		reqs[i] = wsx_test_req(WSX_OP_NOP, i, WSX_PLACE_P, 0, 0, 0, 0);
-	reqs[n - 1] = wsx_test_req(WSX_OP_NOP, n - 1, WSX_PLACE_GLOBAL, 0, 0,
-				   0, 0);
+		reqs[i + 1] = wsx_test_req(WSX_OP_NOP, i, WSX_PLACE_P, 0, 0, 0,
+					   0);
 	for (int round = 0; round < 3; round++) {
 		long before = 0, global_at = -1;
 
