@@ -22,7 +22,7 @@ keys() {
 	tr ' ' '\n' <"$1" | grep = | cut -d= -f1 | sort
 }
 
-wsxctl run fib 20 --count 200 >/dev/null || fail "wsxctl run fib"
+wsxctl run fib 15 --count 4 >/dev/null || fail "wsxctl run fib"
 cat "$STATS" >"$tmp/raw"
 wsxctl stats >"$tmp/text" || fail "wsxctl stats"
 wsxctl stats --json >"$tmp/json" || fail "wsxctl stats --json"
