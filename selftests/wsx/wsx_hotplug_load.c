@@ -6,8 +6,8 @@
  * with ".ready" appended once the NOPs of the first check below ran.  Exits 0 when every
  * tree completed exactly once with all its 341 items, the Ps' executed
  * counters grew by exactly the items submitted, and every P is back: a NOP
- * queued on each P in turn, before the load and after it, runs on the
- * same CPU both times (its own, the other Ps idle); prints what it saw.
+ * queued on each P in turn, before the load and after it, is run by that P
+ * on the same CPU both times; prints what it saw.
  */
 #include <sys/stat.h>
 
@@ -21,24 +21,59 @@
 
 static struct wsx_completion recs[WSX_WAIT_MAX];
 static unsigned char seen[MAX_TREES];
-static char before[1 << 16], after[1 << 16];
+static char before[1 << 16], after[1 << 16], stats[1 << 16];
 
 /*
- * One NOP queued on each P in turn, waited for: the CPU each ran on goes to
- * @cpus.  Returns how many Ps ran theirs.
+ * Read the stats into @stats; with @total >= 0, until the Ps' executed
+ * counters sum to @total (an M counts an item after it posted its
+ * completion), for up to 2 s.  Returns the sum, or -1.
  */
+static long long read_executed(int nprocs, long long total)
+{
+	long long sum = -1;
+
+	for (int i = 0; i < 2000; i++) {
+		if (wsx_test_read_debugfs("stats", stats, sizeof(stats)) <= 0)
+			return -1;
+		sum = wsx_test_stat_sum(stats, nprocs, "executed");
+		if (total < 0 || sum >= total)
+			break;
+		usleep(1000);
+	}
+	return sum;
+}
+
+/*
+ * One NOP queued on each P in turn, waited for: the CPU it ran on goes to
+ * @cpus once the P ran it itself (its executed counter grew).  An idle M may
+ * steal a NOP queued on another P, as it should; such a try is redone, up to
+ * PIN_TRIES times.  Returns how many Ps ran theirs.
+ */
+#define PIN_TRIES	20
 static int pinned_cpus(int fd, int nprocs, unsigned int *cpus)
 {
 	struct wsx_completion rec;
 	struct wsx_req req;
-	int p;
+	int p, try;
 
 	for (p = 0; p < nprocs; p++) {
-		req = wsx_test_req(WSX_OP_NOP, p, WSX_PLACE_P, p, 0, 0, 0);
-		if (wsx_test_submit(fd, &req, 1, NULL) != 1 ||
-		    wsx_test_wait(fd, &rec, 1, 1, 30LL * 1000000000) != 1 ||
-		    rec.user_data != (__u64)p || rec.status)
-			break;
+		for (try = 0; try < PIN_TRIES; try++) {
+			long long sum = read_executed(nprocs, -1);
+			long long was = wsx_test_stat(stats, p, "executed");
+
+			req = wsx_test_req(WSX_OP_NOP, p, WSX_PLACE_P, p, 0, 0, 0);
+			if (sum < 0 || wsx_test_submit(fd, &req, 1, NULL) != 1 ||
+			    wsx_test_wait(fd, &rec, 1, 1, 30LL * 1000000000) != 1 ||
+			    rec.user_data != (__u64)p || rec.status ||
+			    read_executed(nprocs, sum + 1) != sum + 1)
+				return p;
+			if (wsx_test_stat(stats, p, "executed") == was + 1)
+				break;
+		}
+		if (try == PIN_TRIES)
+			return p;
+		if (try)
+			printf("# P%d ran the NOP queued on it at try %d\n", p, try + 1);
 		cpus[p] = rec.cpu;
 	}
 	return p;
