@@ -15,6 +15,7 @@
 #                        spinner, woken by a queuer, may come with one
 #                        busy P)
 #   ticks                CPU ticks (utime + stime) of the wsx/ threads
+#                        alive at both ends of the run
 #
 #   sh trickle.sh [--check]
 #
@@ -40,12 +41,14 @@ stat_sum() {
 	} END { printf "%d\n", sum }' "$D/stats"
 }
 
-# thread_ticks: utime + stime of the wsx/ threads, summed
+# thread_ticks: "pid ticks" (utime + stime) of each wsx/ thread; a thread
+# may exit between two reads (an idle M retires), so the two are joined by
+# pid and only the threads in both count
 thread_ticks() {
 	for f in /proc/[0-9]*/stat; do
-		read -r line <"$f" 2>/dev/null || continue
-		case $line in *"(wsx/"*) echo "${line##*) }" ;; esac
-	done | awk '{ sum += $12 + $13 } END { printf "%d\n", sum }'
+		read -r line 2>/dev/null <"$f" || continue
+		case $line in *"(wsx/"*) echo "${line%% *} ${line##*) }" ;; esac
+	done | awk '{ print $1, $13 + $14 }'
 }
 
 samples=$(mktemp /tmp/trickle.XXXXXX)
@@ -60,7 +63,7 @@ sampler=$!
 
 attempts0=$(stat_sum steal_attempts)
 executed0=$(stat_sum executed)
-ticks0=$(thread_ticks)
+thread_ticks >"$samples.ticks0"
 rc=0
 i=0
 while [ $i -lt "$items" ]; do
@@ -69,13 +72,16 @@ while [ $i -lt "$items" ]; do
 done
 attempts1=$(stat_sum steal_attempts)
 executed1=$(stat_sum executed)
-ticks1=$(thread_ticks)
+thread_ticks >"$samples.ticks1"
 touch "$stop"
 wait $sampler
 [ $rc = 0 ] || echo "trickle: a wsxctl run failed" >&2
+ticks=$(awk 'NR == FNR { t0[$1] = $2; next }
+	($1 in t0) { sum += $2 - t0[$1] } END { printf "%d\n", sum }' \
+	"$samples.ticks0" "$samples.ticks1")
 
 awk -v attempts=$((attempts1 - attempts0)) \
-    -v executed=$((executed1 - executed0)) -v ticks=$((ticks1 - ticks0)) \
+    -v executed=$((executed1 - executed0)) -v ticks="$ticks" \
     -v items="$items" -v spin_ns="$spin_ns" '
 	{
 		for (i = 1; i <= NF; i++) {
@@ -102,11 +108,11 @@ awk -v attempts=$((attempts1 - attempts0)) \
 		printf "trickle: samples %d (%d with a busy P), spinning_max %d " \
 		       "(busy Ps %d), over_half %d\n", n, busy_samples,
 		       max_spin, max_busy, over
-		printf "trickle: wsx thread ticks %d\n", ticks
+		printf "trickle: wsx thread ticks %d (threads alive throughout)\n", ticks
 		print over + 0, busy_samples + 0 > "/dev/stderr"
 	}' "$samples" 2>"$samples.verdict"
 read -r over busy_samples <"$samples.verdict"
-rm -f "$samples" "$samples.verdict" "$stop"
+rm -f "$samples" "$samples.verdict" "$samples.ticks0" "$samples.ticks1" "$stop"
 if [ $check = 1 ]; then
 	if [ "$busy_samples" = 0 ]; then
 		echo "trickle: FAIL: no sample saw a busy P: nothing measured"
