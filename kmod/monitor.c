@@ -94,8 +94,13 @@ static void wsx_monitor_fn(struct work_struct *work)
 		return;
 	}
 	atomic_set(&wsx_monitor_armed, 0);
-	/* full barrier: disarmed before looking again; pairs with the kick */
-	smp_mb__after_atomic();
+	/*
+	 * Full barrier: disarmed before looking at npidle again, against the
+	 * kick's npidle decrement before its look at armed (store buffering;
+	 * litmus/monitor-disarm-kick-sb).  smp_mb__after_atomic() would order
+	 * nothing here: atomic_set() is no read-modify-write.
+	 */
+	smp_mb();
 	if (wsx_busy())
 		wsx_monitor_kick();
 }
@@ -107,7 +112,17 @@ void wsx_monitor_kick(void)
 {
 	unsigned int ms = READ_ONCE(wsx_long_item_ms);
 
-	if (!ms || atomic_read(&wsx_monitor_armed) ||
+	if (!ms)
+		return;
+	/*
+	 * Full barrier: the P's idle bit claimed (npidle decremented, by this
+	 * M or by its waker before it set woken) before armed is read; pairs
+	 * with wsx_monitor_fn()'s after its disarm (litmus/monitor-disarm-kick-sb).
+	 * Without it the two can each miss the other's store: the monitor
+	 * sleeps while a P runs, and a long item is never rescued.
+	 */
+	smp_mb();
+	if (atomic_read(&wsx_monitor_armed) ||
 	    atomic_xchg(&wsx_monitor_armed, 1))
 		return;
 	schedule_delayed_work(&wsx_monitor_work, wsx_monitor_period(ms));
