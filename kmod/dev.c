@@ -407,7 +407,9 @@ static long wsx_ioctl_wait(struct wsx_session *s, struct wsx_wait __user *uarg)
 /* The session's rings, or NULL before WSX_IOC_RING_SETUP. */
 static struct wsx_rings *wsx_session_rings(struct wsx_session *s)
 {
-	/* acquire: pairs with the cmpxchg that published them */
+	/* acquire: pairs with the cmpxchg that published them
+	 * (litmus/ring-setup-session-rings-mp)
+	 */
 	return smp_load_acquire(&s->rings);
 }
 
@@ -500,6 +502,7 @@ static __poll_t wsx_poll(struct file *file, poll_table *wait)
 	 * StoreLoad: on the queue before the rings are looked up and their
 	 * tail read; pairs with the full barrier of wsx_rings_post(), so that
 	 * rings set up and posted to meanwhile are seen here or wake us
+	 * (litmus/rings-poll-post-sb)
 	 */
 	smp_mb();
 	r = wsx_session_rings(s);

@@ -59,7 +59,8 @@ static void wsx_m_take_p(struct wsx_m *m, struct wsx_p *p)
 	 * read of p->want_online (wsx_find_runnable()) comes after.  Pairs
 	 * with smp_mb() in wsx_sched_cpu_offline(), which writes want_online
 	 * and then reads p->m: either it wakes us, or we see the P going
-	 * offline (store buffering, fenced on both sides).
+	 * offline (store buffering, fenced on both sides;
+	 * litmus/m-take-p-cpu-offline-sb).
 	 */
 	smp_mb();
 }
@@ -220,7 +221,9 @@ bool wsx_m_idle_p(struct wsx_m *m)
 	if (!given) {
 		/* count first, so whoever claims the bit finds npidle > 0 */
 		atomic_inc(&wsx_sched.npidle);
-		/* set_bit() is unordered: the count before the bit */
+		/* set_bit() is unordered: the count before the bit
+		 * (litmus/pidle-idle-claim-count)
+		 */
 		smp_mb__before_atomic();
 		set_bit(p->id, wsx_sched.pidle);
 	}
@@ -393,7 +396,8 @@ void wsx_cond_handoff(void)
 	/*
 	 * Consume the request in one step (a fully ordered xchg, which also
 	 * pairs with the monitor's release: handoff_p and handoff_seq below
-	 * are the request's), so that a new one is never cleared unseen.
+	 * are the request's; litmus/monitor-check-handoff-mp), so that a new
+	 * one is never cleared unseen.
 	 */
 	if (!m || !READ_ONCE(m->handoff_req) || !xchg(&m->handoff_req, false))
 		return;

@@ -51,7 +51,9 @@ static bool wsx_monitor_check(struct wsx_p *p, u64 limit_ns)
 
 	if (!READ_ONCE(p->cur))
 		return false;
-	/* acquire: pairs with the owner's release; cur_runtime below */
+	/* acquire: pairs with the owner's release; cur_runtime below
+	 * (litmus/execute-monitor-seq-mp)
+	 */
 	seq = smp_load_acquire(&p->cur_seq);
 	if (seq == p->mon_seq)
 		return true;
@@ -73,7 +75,9 @@ static bool wsx_monitor_check(struct wsx_p *p, u64 limit_ns)
 		atomic64_inc(&p->stats.long_items);
 		WRITE_ONCE(m->handoff_p, p);
 		WRITE_ONCE(m->handoff_seq, seq);
-		/* release: the seq before the request; wsx_cond_handoff() */
+		/* release: the seq before the request; wsx_cond_handoff()
+		 * (litmus/monitor-check-handoff-mp)
+		 */
 		smp_store_release(&m->handoff_req, true);
 	}
 	rcu_read_unlock();
@@ -95,10 +99,10 @@ static void wsx_monitor_fn(struct work_struct *work)
 	}
 	atomic_set(&wsx_monitor_armed, 0);
 	/*
-	 * Full barrier: disarmed before looking at npidle again, against the
-	 * kick's npidle decrement before its look at armed (store buffering;
-	 * litmus/monitor-disarm-kick-sb).  smp_mb__after_atomic() would order
-	 * nothing here: atomic_set() is no read-modify-write.
+	 * Full barrier: disarmed before wsx_busy() looks at npidle and
+	 * nponline again, against a kicker's P claimed or brought online
+	 * before its look at armed (store buffering; litmus/monitor-disarm-*).
+	 * smp_mb__after_atomic() would order nothing after an atomic_set().
 	 */
 	smp_mb();
 	if (wsx_busy())
@@ -115,11 +119,14 @@ void wsx_monitor_kick(void)
 	if (!ms)
 		return;
 	/*
-	 * Full barrier: the P's idle bit claimed (npidle decremented, by this
-	 * M or by its waker before it set woken) before armed is read; pairs
-	 * with wsx_monitor_fn()'s after its disarm (litmus/monitor-disarm-kick-sb).
-	 * Without it the two can each miss the other's store: the monitor
-	 * sleeps while a P runs, and a long item is never rescued.
+	 * Full barrier: what made the executor busy (a P's idle bit claimed,
+	 * npidle decremented, by the caller or by the waker that set its
+	 * woken; a P brought online, nponline incremented) before armed is
+	 * read.  Pairs with wsx_monitor_fn()'s after its disarm: without it
+	 * the two can each miss the other's store, and the monitor sleeps
+	 * while a P runs, a long item unrescued until the next kick
+	 * (litmus/monitor-disarm-kick-sb, monitor-disarm-wake-kick-sb,
+	 * monitor-disarm-online-kick-sb).
 	 */
 	smp_mb();
 	if (atomic_read(&wsx_monitor_armed) ||

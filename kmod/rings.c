@@ -263,12 +263,18 @@ static void wsx_rings_post(struct wsx_rings *r,
 	memcpy(&r->cqes[t & (r->cq_entries - 1)], rec, sizeof(*rec));
 	if (slot)
 		llist_add(&slot->free, &r->free);
-	/* release: the record and the slot's return before the tail */
+	/* release: the record and the slot's return before the tail
+	 * (litmus/rings-cq-post-reap-mp, rings-post-slot-free)
+	 */
 	smp_store_release(&r->hdr->cq_tail, t + 1);
 	wsx_fault(WSX_FAULT_POST_BETWEEN_TAILS);
-	/* release: the shared tail before what waiters test (acquire) */
+	/* release: the shared tail before what waiters test (acquire;
+	 * litmus/rings-post-tails-wait)
+	 */
 	smp_store_release(&r->cq_tail_k, t + 1);
-	/* full barrier, then: pairs with the waiter's prepare_to_wait() */
+	/* full barrier, then: pairs with the waiter's prepare_to_wait()
+	 * (litmus/rings-wait-post-sb)
+	 */
 	if (wq_has_sleeper(&r->cq_wq) &&
 	    (s32)(t + 1 - READ_ONCE(r->cq_want)) >= 0)
 		wake_up(&r->cq_wq);
@@ -394,9 +400,13 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
 
 	if (by == WSX_BY_ENTER)
 		wsx_fault_sleep(WSX_FAULT_ENTER_IN_SQ_LOCK);
-	/* acquire: pairs with userspace's release of the SQ tail */
+	/* acquire: pairs with userspace's release of the SQ tail
+	 * (litmus/rings-sq-tail-consume-mp)
+	 */
 	tail = smp_load_acquire(&r->hdr->sq_tail);
-	/* acquire: pairs with userspace's release of the CQ head */
+	/* acquire: pairs with userspace's release of the CQ head
+	 * (litmus/rings-cq-head-reuse)
+	 */
 	head = smp_load_acquire(&r->hdr->cq_head);
 	n = tail - r->sq_head_k;
 	if (n > r->sq_entries || !wsx_rings_cq_head_ok(r, head) ||
@@ -429,7 +439,9 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
 		WRITE_ONCE(r->sub_total, r->sub_total + 1);
 		wsx_rings_submit_one(r, &req);
 	}
-	/* release: the entries are copied out before userspace reuses them */
+	/* release: the entries are copied out before userspace reuses them
+	 * (litmus/rings-sq-head-reuse)
+	 */
 	smp_store_release(&r->hdr->sq_head, r->sq_head_k);
 out:
 	*submitted = i;
@@ -450,7 +462,9 @@ static bool wsx_rings_announce(struct wsx_rings *r)
 {
 	if (!(READ_ONCE(r->hdr->sq_flags) & WSX_SQ_NEED_ENTER))
 		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
-	/* StoreLoad: pairs with userspace's fence after its tail store */
+	/* StoreLoad: pairs with userspace's fence after its tail store
+	 * (litmus/rings-announce-submit-sb)
+	 */
 	smp_mb();
 	return wsx_rings_sq_pending(r);
 }
@@ -464,7 +478,9 @@ static bool wsx_rings_trylock_sq(struct wsx_rings *r)
 	if (mutex_trylock(&r->sq_lock))
 		return true;
 	WRITE_ONCE(r->pickup_missed, 1);
-	/* StoreLoad: pairs with the xchg() of wsx_rings_unlock_sq() */
+	/* StoreLoad: pairs with the xchg() of wsx_rings_unlock_sq()
+	 * (litmus/rings-trylock-unlock-sb)
+	 */
 	smp_mb();
 	return mutex_trylock(&r->sq_lock);
 }
@@ -476,6 +492,7 @@ static bool wsx_rings_trylock_sq(struct wsx_rings *r)
 static bool wsx_rings_unlock_sq(struct wsx_rings *r)
 {
 	mutex_unlock(&r->sq_lock);
+	/* fully ordered: litmus/rings-trylock-unlock-sb */
 	return r->pickup && xchg(&r->pickup_missed, 0);
 }
 
@@ -608,7 +625,9 @@ unref:
 /* Has the CQ tail reached @target? */
 static bool wsx_rings_reached(struct wsx_rings *r, u32 target)
 {
-	/* acquire: pairs with wsx_rings_post(), the shared tail shows it */
+	/* acquire: pairs with wsx_rings_post(), the shared tail shows it
+	 * (litmus/rings-post-tails-wait)
+	 */
 	return (s32)(smp_load_acquire(&r->cq_tail_k) - target) >= 0;
 }
 
@@ -620,7 +639,9 @@ static int wsx_rings_wait(struct wsx_rings *r, u32 min, s64 timeout_ns)
 
 	if (mutex_lock_interruptible(&r->wait_lock))
 		return -EINTR;
-	/* acquire: pairs with userspace's release of the CQ head */
+	/* acquire: pairs with userspace's release of the CQ head
+	 * (litmus/rings-cq-head-reuse)
+	 */
 	head = smp_load_acquire(&r->hdr->cq_head);
 	if (!wsx_rings_cq_head_ok(r, head)) {
 		ret = -EINVAL;
@@ -845,7 +866,9 @@ int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma)
  */
 bool wsx_rings_poll(struct wsx_rings *r)
 {
-	/* acquire: pairs with wsx_rings_post(), the shared tail shows it */
+	/* acquire: pairs with wsx_rings_post(), the shared tail shows it
+	 * (litmus/rings-poll-post-sb)
+	 */
 	return (s32)(smp_load_acquire(&r->cq_tail_k) -
 		     READ_ONCE(r->hdr->cq_head)) > 0;
 }

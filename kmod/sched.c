@@ -113,6 +113,7 @@
  * full barrier (StoreLoad), then a load:
  *   queuer:  put the item;            smp_mb(); read nmspinning and npidle
  *   parker:  nmspinning--, P idle;   smp_mb(); read the queues
+ * (litmus/wakep-park-sb; through an inbox, litmus/inbox-put-park-sb).
  * At least one of them sees the other's store: either the queuer sees the
  * parker idle and not spinning and wakes it, or the parker sees the item and
  * takes its P back.  The parker reads the length of every node's global
@@ -331,7 +332,10 @@ static void wsx_global_put_list(struct list_head *items, unsigned int n)
 
 /* ---- waking Ms ----------------------------------------------------- */
 
-/* Clear @p's idle bit; true if this caller did, and so owns the wakeup. */
+/*
+ * Clear @p's idle bit; true if this caller did, and so owns the wakeup
+ * (litmus/pidle-claim-once; npidle > 0 when it does, litmus/pidle-idle-claim-count).
+ */
 bool wsx_pidle_claim(struct wsx_p *p)
 {
 	if (!test_bit(p->id, wsx_sched.pidle) ||
@@ -365,7 +369,8 @@ void wsx_m_wake(struct wsx_m *m, bool spinning)
 {
 	rcu_read_lock();
 	WRITE_ONCE(m->wake_spinning, spinning);
-	smp_store_release(&m->woken, true);	/* pairs with wsx_m_unpark() */
+	/* release: pairs with wsx_m_unpark() (litmus/m-wake-unpark-mp) */
+	smp_store_release(&m->woken, true);
 	wsx_fault(WSX_FAULT_WAKE_AFTER_RELEASE);
 	wake_up(&m->wq);
 	rcu_read_unlock();
@@ -399,7 +404,8 @@ static void __wsx_wakep(void)
  */
 static void wsx_wakep(void)
 {
-	smp_mb();	/* StoreLoad: the queued item before the reads below */
+	/* StoreLoad: the queued item before the reads below (litmus/wakep-park-sb) */
+	smp_mb();
 	__wsx_wakep();
 }
 
@@ -409,7 +415,8 @@ static void wsx_wakep(void)
  */
 static void wsx_wake_p(struct wsx_p *p)
 {
-	smp_mb();	/* StoreLoad: the inbox item before the idle bits */
+	/* StoreLoad: the inbox item before the idle bits (litmus/inbox-put-park-sb) */
+	smp_mb();
 	if (wsx_pidle_claim(p))
 		wsx_m_wake(READ_ONCE(p->m), false);
 	else if (wsx_sched.steal_policy != WSX_STEAL_NONE)
@@ -448,7 +455,9 @@ static bool wsx_runq_spill(struct wsx_p *p, struct wsx_item *item)
 static void wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next)
 {
 	if (next) {
-		/* thieves may empty runnext meanwhile: xchg, not a store */
+		/* thieves may empty runnext meanwhile: xchg, not a store
+		 * (litmus/runq-put-runnext-steal-mp)
+		 */
 		item = xchg(&p->runnext, item);
 		if (!item)
 			return;
@@ -636,6 +645,7 @@ static bool wsx_steal_runnext(struct wsx_p *p, struct wsx_p *victim, u32 t)
 		if (!next)
 			return false;
 	}
+	/* one owner of the item: litmus/runq-put-runnext-steal-mp */
 	if (cmpxchg(&victim->runnext, next, NULL) != next)
 		return false;
 	WRITE_ONCE(p->ring.slots[t & WSX_RING_MASK], next);
@@ -748,7 +758,8 @@ static struct wsx_item *wsx_runq_steal(struct wsx_p *p, struct wsx_p *victim,
 	wsx_steal_account(p, victim, seen, n);
 	n--;
 	if (n)
-		smp_store_release(&p->ring.tail, t + n); /* publish the rest */
+		/* publish the rest (litmus/runq-steal-publish-mp) */
+		smp_store_release(&p->ring.tail, t + n);
 	return READ_ONCE(p->ring.slots[(t + n) & WSX_RING_MASK]);
 }
 
@@ -946,11 +957,20 @@ static void wsx_m_park(struct wsx_m *m)
 	}
 	WRITE_ONCE(m->parked, true);
 	wsx_fault(WSX_FAULT_PARK_BEFORE_RECHECK);
-	/* StoreLoad: pairs with smp_mb() in wsx_wakep() and wsx_wake_p() */
+	/*
+	 * StoreLoad: pairs with smp_mb() in wsx_wakep() and wsx_wake_p()
+	 * (litmus/wakep-park-sb, inbox-put-park-sb)
+	 */
 	smp_mb();
 
 	if (wsx_work_visible(p, was_spinning) && wsx_pidle_reclaim(m)) {
 		WRITE_ONCE(m->parked, false);
+		/*
+		 * The P is busy again without an unpark: the monitor may
+		 * have gone to sleep while it was counted idle
+		 * (litmus/monitor-disarm-kick-sb).
+		 */
+		wsx_monitor_kick();
 		if (was_spinning)
 			wsx_m_spin(m);
 		return;
@@ -1019,7 +1039,7 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 	 * A submitter that saw want_online still true may be adding to the
 	 * inbox: let it finish (it does so under rcu_read_lock()) before the
 	 * drain, since this M may have seen want_online cleared long before
-	 * a grace period has passed.
+	 * a grace period has passed (litmus/inbox-put-stop-p-rcu).
 	 */
 	synchronize_rcu();
 	wsx_p_drain(p);
@@ -1114,7 +1134,9 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	wsx_item_account_start(p, item, m);
 	/* the scheduler's tick updates it under us: a snapshot is enough */
 	WRITE_ONCE(p->cur_runtime, data_race(current->se.sum_exec_runtime));
-	/* release: the monitor that sees this seq sees its cur_runtime */
+	/* release: the monitor that sees this seq sees its cur_runtime
+	 * (litmus/execute-monitor-seq-mp)
+	 */
 	smp_store_release(&p->cur_seq, p->cur_seq + 1);
 	WRITE_ONCE(p->cur, item);
 	item->fn(item);		/* from here on the item is not ours */
@@ -1358,6 +1380,12 @@ int wsx_sched_cpu_online(unsigned int cpu)
 	if (!p)
 		return 0;
 	atomic_inc(&wsx_sched.nponline);
+	/*
+	 * The executor may be busy from here on (wsx_busy()), with no M
+	 * unparking to say so: items queued while every P was offline wait
+	 * on the global queue (litmus/monitor-disarm-online-kick-sb).
+	 */
+	wsx_monitor_kick();
 	WRITE_ONCE(p->want_online, true);
 	rcu_read_lock();
 	wake_up(&READ_ONCE(p->m)->wq);
@@ -1378,7 +1406,7 @@ int wsx_sched_cpu_offline(unsigned int cpu)
 	 * full barrier between the store above and the read of p->m below,
 	 * paired with the one in wsx_m_take_p() between a new holder's
 	 * p->m and its read of want_online.  Under RCU: the holder read here
-	 * may be a spare M being reaped.
+	 * may be a spare M being reaped (litmus/m-take-p-cpu-offline-sb).
 	 */
 	smp_mb();
 	rcu_read_lock();

@@ -133,14 +133,16 @@ static inline bool wsx_ring_empty(const struct wsx_ring *r)
  */
 static inline bool wsx_ring_put(struct wsx_ring *r, struct wsx_item *item)
 {
-	/* acquire: consumers are done with the slots below head */
+	/* acquire: consumers are done with the slots below head
+	 * (litmus/runq-put-steal-reuse)
+	 */
 	u32 h = smp_load_acquire(&r->head);
 	u32 t = r->tail;
 
 	if (t - h >= WSX_RING_SIZE)
 		return false;
 	WRITE_ONCE(r->slots[t & WSX_RING_MASK], item);
-	/* release: the slot's content before the new tail */
+	/* release: the slot's content before the new tail (litmus/runq-put-steal-mp) */
 	smp_store_release(&r->tail, t + 1);
 	return true;
 }
@@ -153,7 +155,7 @@ static inline bool wsx_ring_put(struct wsx_ring *r, struct wsx_item *item)
  */
 static inline struct wsx_item *wsx_ring_get(struct wsx_ring *r)
 {
-	/* acquire: pairs with the other consumers' cmpxchg */
+	/* acquire: pairs with the other consumers' cmpxchg (litmus/runq-get-steal-cas) */
 	u32 h = smp_load_acquire(&r->head);
 	struct wsx_item *item;
 
@@ -179,7 +181,7 @@ static inline struct wsx_item *wsx_ring_get(struct wsx_ring *r)
 static inline u32 wsx_ring_take_half(struct wsx_ring *r,
 				     struct wsx_item **batch)
 {
-	/* acquire: pairs with the thieves' cmpxchg */
+	/* acquire: pairs with the thieves' cmpxchg (litmus/runq-get-steal-cas) */
 	u32 h = smp_load_acquire(&r->head);
 	u32 n = (r->tail - h) / 2;
 	u32 i;
@@ -225,12 +227,14 @@ static inline u32 wsx_ring_grab(struct wsx_ring *victim, struct wsx_ring *dst,
 				u32 *seen, u64 *cas_fails)
 {
 	for (;;) {
-		/* acquire: pairs with the other consumers' cmpxchg */
+		/* acquire: pairs with the other consumers' cmpxchg
+		 * (litmus/runq-get-steal-cas, runq-put-steal-reuse)
+		 */
 		u32 h = smp_load_acquire(&victim->head);
 		u32 t, n, k, i;
 
 		wsx_ring_snapshot_point(victim);
-		/* acquire: the victim's slots below t are written */
+		/* acquire: the victim's slots below t are written (litmus/runq-put-steal-mp) */
 		t = smp_load_acquire(&victim->tail);
 		n = t - h;
 
