@@ -430,7 +430,9 @@ static long wsx_ioctl_ring_setup(struct wsx_session *s,
 		wsx_rings_destroy(r);
 		return -EFAULT;
 	}
-	/* fully ordered: the rings are set up before anyone sees them */
+	/* fully ordered: the rings are set up before anyone sees them
+	 * (litmus/ring-setup-session-rings-mp)
+	 */
 	if (cmpxchg(&s->rings, NULL, r)) {
 		wsx_rings_destroy(r);
 		return -EBUSY;

@@ -151,7 +151,7 @@ fail_dev:
 	wsx_debugfs_exit();
 	cpuhp_remove_state(wsx_hp_state);
 fail_hp:
-	wsx_monitor_stop();	/* the failed setup's Ms may have kicked it */
+	wsx_monitor_stop();	/* the online callbacks and the Ms kicked it */
 	wsx_sched_exit();
 fail_sched:
 	wsx_ops_exit();

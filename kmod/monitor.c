@@ -101,7 +101,8 @@ static void wsx_monitor_fn(struct work_struct *work)
 	/*
 	 * Full barrier: disarmed before wsx_busy() looks at npidle and
 	 * nponline again, against a kicker's P claimed or brought online
-	 * before its look at armed (store buffering; litmus/monitor-disarm-*).
+	 * before its look at armed (store buffering; litmus/monitor-disarm-kick-sb,
+	 * monitor-disarm-wake-kick-sb, monitor-disarm-online-kick-sb).
 	 * smp_mb__after_atomic() would order nothing after an atomic_set().
 	 */
 	smp_mb();

@@ -273,7 +273,7 @@ static void wsx_rings_post(struct wsx_rings *r,
 	 */
 	smp_store_release(&r->cq_tail_k, t + 1);
 	/* full barrier, then: pairs with the waiter's prepare_to_wait()
-	 * (litmus/rings-wait-post-sb)
+	 * (litmus/rings-wait-post-sb, rings-poll-post-sb)
 	 */
 	if (wq_has_sleeper(&r->cq_wq) &&
 	    (s32)(t + 1 - READ_ONCE(r->cq_want)) >= 0)
@@ -639,8 +639,10 @@ static int wsx_rings_wait(struct wsx_rings *r, u32 min, s64 timeout_ns)
 
 	if (mutex_lock_interruptible(&r->wait_lock))
 		return -EINTR;
-	/* acquire: pairs with userspace's release of the CQ head
-	 * (litmus/rings-cq-head-reuse)
+	/*
+	 * acquire, as everywhere the CQ head is read, though nothing here
+	 * needs it: the head only feeds cq_want (no litmus test; the one
+	 * that needs it is wsx_rings_consume()'s, rings-cq-head-reuse)
 	 */
 	head = smp_load_acquire(&r->hdr->cq_head);
 	if (!wsx_rings_cq_head_ok(r, head)) {
@@ -867,7 +869,7 @@ int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma)
 bool wsx_rings_poll(struct wsx_rings *r)
 {
 	/* acquire: pairs with wsx_rings_post(), the shared tail shows it
-	 * (litmus/rings-poll-post-sb)
+	 * (litmus/rings-post-tails-wait)
 	 */
 	return (s32)(smp_load_acquire(&r->cq_tail_k) -
 		     READ_ONCE(r->hdr->cq_head)) > 0;

@@ -388,6 +388,7 @@ static void __wsx_wakep(void)
 	if (!atomic_read(&wsx_sched.npidle) ||
 	    atomic_read(&wsx_sched.nmspinning))
 		return;
+	/* fully ordered: litmus/wakep-park-sb */
 	if (!atomic_try_cmpxchg(&wsx_sched.nmspinning, &zero, 1))
 		return;
 	p = wsx_pidle_get();
@@ -645,7 +646,7 @@ static bool wsx_steal_runnext(struct wsx_p *p, struct wsx_p *victim, u32 t)
 		if (!next)
 			return false;
 	}
-	/* one owner of the item: litmus/runq-put-runnext-steal-mp */
+	/* the thief sees the item's contents: litmus/runq-put-runnext-steal-mp */
 	if (cmpxchg(&victim->runnext, next, NULL) != next)
 		return false;
 	WRITE_ONCE(p->ring.slots[t & WSX_RING_MASK], next);
@@ -916,7 +917,9 @@ static void wsx_m_unpark(struct wsx_m *m)
 	if (!smp_load_acquire(&m->woken) && !wsx_pidle_reclaim(m))
 		/* acquire: pairs with the waker's release in wsx_m_wake() */
 		wait_event_idle(m->wq, smp_load_acquire(&m->woken));
-	/* acquire: wake_spinning and lose_p were written before woken */
+	/* acquire: wake_spinning and lose_p were written before woken
+	 * (litmus/m-wake-unpark-mp)
+	 */
 	if (smp_load_acquire(&m->woken)) {
 		WRITE_ONCE(m->woken, false);
 		if (READ_ONCE(m->lose_p)) {
@@ -1223,6 +1226,7 @@ static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item, bool add)
 		wsx_item_stamp(item, p->id,
 			       p->cpu == raw_smp_processor_id() ?
 			       WSX_ORIGIN_LOCAL : WSX_ORIGIN_REMOTE);
+		/* fully ordered, as wsx_wake_p()'s barrier (litmus/inbox-put-park-sb) */
 		llist_add(&item->lnode, &p->inbox);
 		atomic_inc(&p->inbox_len);
 	}

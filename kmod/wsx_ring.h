@@ -114,7 +114,9 @@ static inline u32 wsx_ring_len(const struct wsx_ring *r)
 		u32 t;
 
 		wsx_ring_snapshot_point(r);
-		/* acquire: pairs with the owner's release of tail */
+		/* acquire: pairs with the owner's release of tail
+		 * (litmus/wakep-park-sb: a parker's recheck)
+		 */
 		t = smp_load_acquire(&r->tail);
 		if (t - h <= WSX_RING_SIZE)
 			return t - h;
@@ -155,7 +157,7 @@ static inline bool wsx_ring_put(struct wsx_ring *r, struct wsx_item *item)
  */
 static inline struct wsx_item *wsx_ring_get(struct wsx_ring *r)
 {
-	/* acquire: pairs with the other consumers' cmpxchg (litmus/runq-get-steal-cas) */
+	/* acquire: pairs with the other consumers' cmpxchg */
 	u32 h = smp_load_acquire(&r->head);
 	struct wsx_item *item;
 
@@ -164,6 +166,7 @@ static inline struct wsx_item *wsx_ring_get(struct wsx_ring *r)
 		if (h == smp_load_acquire(&r->tail))
 			return NULL;
 		item = READ_ONCE(r->slots[h & WSX_RING_MASK]);
+		/* one consumer per slot: litmus/runq-get-steal-cas */
 		if (try_cmpxchg(&r->head, &h, h + 1))
 			return item;
 		/* h now holds the current head: another consumer won */
@@ -181,7 +184,7 @@ static inline struct wsx_item *wsx_ring_get(struct wsx_ring *r)
 static inline u32 wsx_ring_take_half(struct wsx_ring *r,
 				     struct wsx_item **batch)
 {
-	/* acquire: pairs with the thieves' cmpxchg (litmus/runq-get-steal-cas) */
+	/* acquire: pairs with the thieves' cmpxchg */
 	u32 h = smp_load_acquire(&r->head);
 	u32 n = (r->tail - h) / 2;
 	u32 i;
@@ -227,9 +230,7 @@ static inline u32 wsx_ring_grab(struct wsx_ring *victim, struct wsx_ring *dst,
 				u32 *seen, u64 *cas_fails)
 {
 	for (;;) {
-		/* acquire: pairs with the other consumers' cmpxchg
-		 * (litmus/runq-get-steal-cas, runq-put-steal-reuse)
-		 */
+		/* acquire: pairs with the other consumers' cmpxchg */
 		u32 h = smp_load_acquire(&victim->head);
 		u32 t, n, k, i;
 
