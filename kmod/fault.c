@@ -10,6 +10,7 @@
 
 static const char *const wsx_fault_names[WSX_NR_FAULTS] = {
 	[WSX_FAULT_WAKE_AFTER_RELEASE] = "wake_after_release",
+	[WSX_FAULT_PARK_BEFORE_IDLE] = "park_before_idle",
 	[WSX_FAULT_PARK_BEFORE_RECHECK] = "park_before_recheck",
 	[WSX_FAULT_PICKUP_BEFORE_LOCK] = "pickup_before_lock",
 	[WSX_FAULT_POST_BETWEEN_TAILS] = "post_between_tails",

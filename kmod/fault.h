@@ -22,7 +22,13 @@
 enum wsx_fault_point {
 	/* wsx_m_wake(): between the store-release of woken and wake_up() */
 	WSX_FAULT_WAKE_AFTER_RELEASE,
-	/* wsx_m_park(): between making the P idle and the recheck */
+	/*
+	 * wsx_m_park(), both sleeping (the M preempted there; a busy-wait
+	 * would also keep the monitor's work off the M's CPU): between
+	 * finding no work and making the P idle, and between making the P
+	 * idle and the recheck
+	 */
+	WSX_FAULT_PARK_BEFORE_IDLE,
 	WSX_FAULT_PARK_BEFORE_RECHECK,
 	/* wsx_rings_pickup_one(): between the walk and taking sq_lock */
 	WSX_FAULT_PICKUP_BEFORE_LOCK,

@@ -951,6 +951,7 @@ static void wsx_m_park(struct wsx_m *m)
 	/* counted as it starts to park: the P may be another M's below */
 	wsx_stat_inc(p, parks);
 	trace_wsx_park(m->id);
+	wsx_fault_sleep(WSX_FAULT_PARK_BEFORE_IDLE);
 	/* idle the P, or give it to an M leaving a blocking section */
 	if (wsx_m_idle_p(m)) {
 		/* a queuer may have relied on our spinning: hand it on */
@@ -959,7 +960,7 @@ static void wsx_m_park(struct wsx_m *m)
 		return;
 	}
 	WRITE_ONCE(m->parked, true);
-	wsx_fault(WSX_FAULT_PARK_BEFORE_RECHECK);
+	wsx_fault_sleep(WSX_FAULT_PARK_BEFORE_RECHECK);
 	/*
 	 * StoreLoad: pairs with smp_mb() in wsx_wakep() and wsx_wake_p()
 	 * (litmus/wakep-park-sb, inbox-put-park-sb)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Blocking handoff, spare Ms exiting when idle, and the long-item monitor
+# Blocking handoff, spare Ms exiting when idle, and the long-item monitor,
+# also after a park's recheck took the P back
 # (see wsx_block_test.c for each scenario).  Restores the module's defaults.
 DIR=$(dirname "$0")
 . "$DIR/wsx_lib.sh"
@@ -28,5 +29,7 @@ run "the monitor rescues the queue behind a long item" \
 	nprocs=1 max_item_ns=400000000 -- monitor
 run "long_item_ms=0: the queue waits behind it" \
 	nprocs=1 max_item_ns=400000000 long_item_ms=0 -- nomonitor
+run "the monitor watches a P a park's recheck took back" \
+	nprocs=1 max_item_ns=400000000 -- recheck
 wsx_reload || rc=$KSFT_FAIL
 exit $rc

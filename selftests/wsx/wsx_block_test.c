@@ -22,6 +22,17 @@
  *   nomonitor  the same with long_item_ms=0: nothing flagged or rescued,
  *              and every short item starts after the long one finished
  *              (one M, one P: the order is the queue's).
+ *   recheck    (nprocs=1; fault points, so WSX_DEBUG builds only) a P
+ *              taken back by its parking M's recheck still has the
+ *              monitor: a NOP wakes P0's M (which arms the monitor); as
+ *              the M then parks, park_before_idle holds it 50 ms before
+ *              it makes P0 idle, and meanwhile SPIN(100 ms) is queued on
+ *              the global queue (P0 is not idle: nobody is woken); then
+ *              park_before_recheck holds it 30 ms with P0 idle, for the
+ *              monitor to find the executor idle and go to sleep; the
+ *              recheck finds the SPIN and takes P0 back, with no unpark.
+ *              The monitor must flag the SPIN (long_items grows) in each
+ *              of 3 rounds: wsx_m_park() kicks it.
  *
  * Every read of the debugfs stats and of a module parameter is checked: a
  * failed one ends the run as a failure.
@@ -165,6 +176,58 @@ static int scenario_long(int fd, bool monitor)
 	return 2;
 }
 
+/* One round of "recheck": true if the monitor flagged the SPIN. */
+static bool recheck_round(int fd, int round)
+{
+	long long flagged0, flagged1, idle0, recheck0;
+	struct wsx_completion rec;
+	struct wsx_req req;
+
+	read_stats();
+	flagged0 = stat_of(0, "long_items");
+	idle0 = wsx_test_fault_hits("park_before_idle");
+	recheck0 = wsx_test_fault_hits("park_before_recheck");
+	if (wsx_test_fault_set("park_before_idle", "50000") ||
+	    wsx_test_fault_set("park_before_recheck", "30000"))
+		ksft_exit_fail_msg("cannot set the fault points\n");
+	req = wsx_test_req(WSX_OP_NOP, 0, WSX_PLACE_P, 0, 0, 0, 0);
+	if (wsx_test_submit(fd, &req, 1, NULL) != 1 ||
+	    wsx_test_wait(fd, &rec, 1, 1, 30LL * 1000000000) != 1)
+		ksft_exit_fail_msg("the NOP failed\n");
+	/* P0's M is parking now: inside park_before_idle's 50 ms */
+	usleep(10000);
+	req = wsx_test_req(WSX_OP_SPIN, 1, WSX_PLACE_GLOBAL, 0, 100 * MS, 0, 0);
+	if (wsx_test_submit(fd, &req, 1, NULL) != 1 ||
+	    wsx_test_wait(fd, &rec, 1, 1, 30LL * 1000000000) != 1 ||
+	    rec.status)
+		ksft_exit_fail_msg("the SPIN failed\n");
+	if (wsx_test_fault_set("park_before_idle", "0") ||
+	    wsx_test_fault_set("park_before_recheck", "0"))
+		ksft_exit_fail_msg("cannot clear the fault points\n");
+	read_stats();
+	flagged1 = stat_of(0, "long_items");
+	ksft_print_msg("round %d: %lld flagged; fault points passed: park_before_idle %ld, park_before_recheck %ld\n",
+		       round, flagged1 - flagged0,
+		       wsx_test_fault_hits("park_before_idle") - idle0,
+		       wsx_test_fault_hits("park_before_recheck") - recheck0);
+	return flagged1 > flagged0 &&
+	       wsx_test_fault_hits("park_before_idle") > idle0 &&
+	       wsx_test_fault_hits("park_before_recheck") > recheck0;
+}
+
+static void scenario_recheck(int fd)
+{
+	int flagged = 0;
+
+	if (!wsx_test_have_faults())
+		ksft_exit_skip("a release build has no fault points (make check-debug builds with WSX_DEBUG=1)\n");
+	for (int round = 1; round <= 3; round++)
+		flagged += recheck_round(fd, round);
+	ksft_test_result(flagged == 3,
+			 "the monitor flagged the SPIN a park's recheck took P0 back for, in %d of 3 rounds\n",
+			 flagged);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -180,8 +243,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "monitor") || !strcmp(mode, "nomonitor")) {
 		ksft_set_plan(2);
 		scenario_long(fd, !strcmp(mode, "monitor"));
+	} else if (!strcmp(mode, "recheck")) {
+		ksft_set_plan(1);
+		scenario_recheck(fd);
 	} else {
-		ksft_exit_fail_msg("usage: %s handoff|wait|monitor|nomonitor\n",
+		ksft_exit_fail_msg("usage: %s handoff|wait|monitor|nomonitor|recheck\n",
 				   argv[0]);
 	}
 	close(fd);
