@@ -63,8 +63,10 @@ struct wsx_version {
  * Built-in ops.  Arguments unused by an op must be zero.
  *
  * WSX_OP_NOP		nothing; result 0
- * WSX_OP_SPIN		args[0] = ns to burn on the CPU (at most the module
- *			parameter max_item_ns); result 0
+ * WSX_OP_SPIN		args[0] = ns of elapsed (wall-clock) time to stay busy
+ *			on the CPU, not CPU time: a preempted or handed-off
+ *			item still ends args[0] ns after it started (at most
+ *			the module parameter max_item_ns); result 0
  * WSX_OP_SLEEP		args[0] = us to sleep (at most 1 s); result 0
  * WSX_OP_SPAWN		args[0] = fanout (1..64), args[1] = depth,
  *			args[2] = leaf_ns: a tree of depth + 1 levels in which

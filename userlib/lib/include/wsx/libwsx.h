@@ -301,7 +301,9 @@ void wsx_ring_seen(struct wsx_ring *r, unsigned int n);
  *
  * Each sets the op and its arguments (see enum wsx_op in <linux/wsx.h>):
  *   nop	nothing
- *   spin	burn @ns nanoseconds of CPU
+ *   spin	busy on the CPU for @ns nanoseconds of elapsed (wall-clock)
+ *		time, not CPU time: preempted or handed off, it still
+ *		ends @ns after it started (see wsx(4))
  *   sleep	sleep @us microseconds
  *   spawn	a tree of @fanout children per node, @depth levels deep,
  *		whose leaves spin @leaf_ns
