@@ -120,7 +120,9 @@ enum wsx_place {
  * @user_data:	echoed in the item's completion record
  * @op:		enum wsx_op
  * @place:	enum wsx_place
- * @flags:	zero in WSX_IOC_SUBMIT; in the SQ, WSX_REQ_* bits
+ * @flags:	zero in WSX_IOC_SUBMIT (-EINVAL otherwise: its records
+ *		always carry the CPU and the times); in the SQ, WSX_REQ_*
+ *		bits
  * @target:	P number for WSX_PLACE_P, else zero
  * @reserved:	zero
  * @delay_ns:	queue the item this many ns from now (0: at once), at most
@@ -178,6 +180,9 @@ struct wsx_submit {
  * @nodes:	items that ran for it: 1, or every node of a SPAWN, FIB or
  *		CRC32C tree (2 x chunks - 1 for CRC32C), modulo 2^32
  * @reserved:	zero
+ *
+ * @cpu and the three times are always filled in records of WSX_IOC_WAIT;
+ * in the CQ only for a request with WSX_REQ_TIMESTAMPS, else all 0.
  */
 struct wsx_completion {
 	__u64 user_data;
