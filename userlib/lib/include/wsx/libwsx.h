@@ -177,7 +177,9 @@ struct wsx_ring;
  * @out:	the rings (NULL on failure)
  *
  * Once per session.  The rings stay the session's until wsx_close(); the
- * items of a freed struct wsx_ring run on, their records unread.
+ * items of a freed struct wsx_ring run on, their records unread.  The
+ * mapping holds the device file open: the session ends (its queued items
+ * cancelled) at whichever of wsx_close() and wsx_ring_free() comes last.
  *
  * Returns 0, or:
  *   -EINVAL	@w or @out NULL, or sizes as <linux/wsx.h> refuses them
