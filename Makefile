@@ -15,8 +15,8 @@ DESTDIR ?=
 KSFT_STAGE := $(CURDIR)/build/ksft
 KSFT_INSTALL := $(CURDIR)/build/ksft-install
 
-.PHONY: all module userlib selftests deps check demo install dkms-install \
-	clean help
+.PHONY: all module userlib selftests deps check demo install uninstall \
+	dkms-install clean help
 
 all: module userlib selftests
 
@@ -53,13 +53,36 @@ demo:
 	@$(MAKE) --no-print-directory all
 	@scripts/demo
 
-## install       module (into KDIR's /lib/modules), libwsx, headers, wsxctl,
-##               the man pages
+## install       wsx.ko (into /lib/modules/KDIR's release/extra, then
+##               depmod; not the benchmark module), libwsx (then ldconfig),
+##               headers, wsxctl, the man pages
+## uninstall     remove what install put there
+# KDIR's release: the /lib/modules folder its modules go to.
+KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h)
+MAN9DIR = $(DESTDIR)$(PREFIX)/share/man/man9
+
+# M=kmod: modules_install installs what kmod/modules.order lists, wsx.ko,
+# where the whole tree's would add bench/wsx_bench.ko.
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) \
+		modules_install
 	$(MAKE) -C userlib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	install -D -m 644 docs/wsx.4 $(DESTDIR)$(PREFIX)/share/man/man4/wsx.4
-	scripts/kernel-api-man $(DESTDIR)$(PREFIX)/share/man/man9
+	scripts/kernel-api-man $(MAN9DIR)
+
+# The section 9 pages are those kernel-api-man writes; the modules also
+# where an older install put them (extra/kmod/, extra/bench/).
+uninstall:
+	@test -n "$(KRELEASE)" || { echo "no kernel build tree: set KDIR" >&2; exit 1; }
+	rm -f $(addprefix $(DESTDIR)/lib/modules/$(KRELEASE)/extra/,\
+		wsx.ko kmod/wsx.ko bench/wsx_bench.ko)
+	$(if $(DESTDIR),,depmod $(KRELEASE))
+	$(MAKE) -C userlib uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man4/wsx.4
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	scripts/kernel-api-man "$$tmp" >/dev/null && \
+	for page in "$$tmp"/*.9; do rm -f "$(MAN9DIR)/$${page##*/}"; done
 
 ## dkms-install  copy the source to /usr/src/wsx-VERSION, register it with
 ##               DKMS and build and install it for every installed kernel

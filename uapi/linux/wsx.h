@@ -10,14 +10,17 @@
  * the session gets one completion record carrying the user value back;
  * WSX_IOC_WAIT copies completion records out, and poll() reports POLLIN while
  * any are ready.  Closing the file cancels what is still queued and waits for
- * what is running.
+ * what is running (with the rings mapped, only at the last munmap: see the
+ * rings below).
  *
  * Since ABI 1.1 a session may instead share two rings with the module
  * (WSX_IOC_RING_SETUP, then mmap): userspace writes requests into the
  * submission queue (SQ) and the module writes completion records into the
  * completion queue (CQ); one WSX_IOC_ENTER call consumes new SQ entries and
  * waits for records, and records already in the CQ are read with no system
- * call at all.  The two ways may be mixed on one session.
+ * call at all.  The two ways may be used together on one session, each
+ * with its own records: those of WSX_IOC_SUBMIT's items come only through
+ * WSX_IOC_WAIT, those of SQ entries only in the CQ (poll() reports both).
  *
  * Every struct has a fixed size, explicit padding and reserved fields that
  * must be zero on input (-EINVAL otherwise) and are zero on output, so that
@@ -63,8 +66,10 @@ struct wsx_version {
  * Built-in ops.  Arguments unused by an op must be zero.
  *
  * WSX_OP_NOP		nothing; result 0
- * WSX_OP_SPIN		args[0] = ns to burn on the CPU (at most the module
- *			parameter max_item_ns); result 0
+ * WSX_OP_SPIN		args[0] = ns of elapsed (wall-clock) time to stay busy
+ *			on the CPU, not CPU time: a preempted or handed-off
+ *			item still ends args[0] ns after it started (at most
+ *			the module parameter max_item_ns); result 0
  * WSX_OP_SLEEP		args[0] = us to sleep (at most 1 s); result 0
  * WSX_OP_SPAWN		args[0] = fanout (1..64), args[1] = depth,
  *			args[2] = leaf_ns: a tree of depth + 1 levels in which
@@ -118,7 +123,9 @@ enum wsx_place {
  * @user_data:	echoed in the item's completion record
  * @op:		enum wsx_op
  * @place:	enum wsx_place
- * @flags:	zero in WSX_IOC_SUBMIT; in the SQ, WSX_REQ_* bits
+ * @flags:	zero in WSX_IOC_SUBMIT (-EINVAL otherwise: its records
+ *		always carry the CPU and the times); in the SQ, WSX_REQ_*
+ *		bits
  * @target:	P number for WSX_PLACE_P, else zero
  * @reserved:	zero
  * @delay_ns:	queue the item this many ns from now (0: at once), at most
@@ -176,6 +183,9 @@ struct wsx_submit {
  * @nodes:	items that ran for it: 1, or every node of a SPAWN, FIB or
  *		CRC32C tree (2 x chunks - 1 for CRC32C), modulo 2^32
  * @reserved:	zero
+ *
+ * @cpu and the three times are always filled in records of WSX_IOC_WAIT;
+ * in the CQ only for a request with WSX_REQ_TIMESTAMPS, else all 0.
  */
 struct wsx_completion {
 	__u64 user_data;
@@ -241,7 +251,27 @@ struct wsx_wait {
  * a time may write the SQ (the module serialises its own side: concurrent
  * ENTER calls are safe, concurrent writers of the same SQ entries are the
  * program's bug).  The mapping stays valid until munmap, also after close;
- * a fork()ed child shares it, as MAP_SHARED memory.
+ * a fork()ed child shares it, as MAP_SHARED memory.  mmap may be called
+ * more than once, and may map less than mmap_size (the start of the area).
+ *
+ * What WSX_IOC_ENTER checks, and when: flags and reserved (-EINVAL) and
+ * min_complete (-E2BIG) always; the SQ tail and the CQ head only when
+ * to_submit > 0, before it consumes; the CQ head again when min_complete >
+ * 0, before it waits.  So ENTER(to_submit 0, min_complete 0) looks at no
+ * index and returns 0 whatever they hold.  @submitted and @error of struct
+ * wsx_enter are ignored on input.  A wait cut short by a signal returns
+ * -EINTR and is not restarted, even for a handler installed with
+ * SA_RESTART (a restart would start its relative timeout over): call
+ * again, the records stay.  A refused WSX_IOC_RING_SETUP leaves the
+ * session without rings, free to try again: only one that succeeds is the
+ * session's one.
+ *
+ * Closing with the rings mapped: each mapping holds a reference to the
+ * open file, so close() with the rings still mapped returns at once and
+ * ends nothing.  The session (its items, its rings, its in-flight count,
+ * and the module's reference count: rmmod is refused) lives until the last
+ * munmap or the process's exit; only then are its items not yet started
+ * cancelled and those running waited for, as at close() without rings.
  *
  * With WSX_RING_SQ_PICKUP the executor's threads (Ms) themselves consume
  * the session's SQ entries when they run out of work, before they sleep,
@@ -310,10 +340,12 @@ struct wsx_ring_setup {
  *		read in the CQ (0: do not wait), at most cq_entries
  * @timeout_ns:	how long to wait for them; negative = forever
  * @flags:	zero (none defined yet)
- * @submitted:	out: SQ entries consumed (each gets a record)
+ * @submitted:	out: SQ entries consumed (each gets a record); ignored on
+ *		input
  * @error:	out: 0, or -EBUSY when fewer than @to_submit were consumed
  *		although the SQ held them because the CQ has no entry left
- *		for another record (read records, then call again)
+ *		for another record (read records, then call again); ignored
+ *		on input
  * @reserved:	zero
  *
  * Returns 0 when the wait (if any) succeeded, whatever was submitted;
@@ -355,7 +387,8 @@ struct wsx_enter {
  *			-EINVAL	max 0, min over max, reserved not zero
  *			-E2BIG	max over WSX_WAIT_MAX
  *			-ETIMEDOUT fewer than min records by the timeout
- *			-EINTR	interrupted by a signal
+ *			-EINTR	interrupted by a signal (not restarted under
+ *				SA_RESTART)
  * WSX_IOC_RING_SETUP -EFAULT bad pointer
  *			-EINVAL	entries 0 or not a power of two, cq_entries
  *				under sq_entries, unknown flags, reserved
@@ -367,14 +400,18 @@ struct wsx_enter {
  *			-ENOMEM	out of memory
  * WSX_IOC_ENTER	-EFAULT	bad pointer
  *			-ENXIO	no rings set up on this session
- *			-EINVAL	flags or reserved not zero, the SQ tail or
- *				CQ head out of range (tail - head over the
- *				entries, or the CQ head past the tail):
- *				nothing consumed
+ *			-EINVAL	flags or reserved not zero; with to_submit >
+ *				0, the SQ tail or CQ head out of range (tail -
+ *				head over the entries, or the CQ head past
+ *				the tail): nothing consumed; with
+ *				min_complete > 0, the CQ head out of range:
+ *				no wait
  *			-E2BIG	min_complete over cq_entries
  *			-ETIMEDOUT fewer than min_complete records by the
  *				timeout
- *			-EINTR	interrupted by a signal while waiting
+ *			-EINTR	interrupted by a signal while waiting (not
+ *				restarted under SA_RESTART), or a fatal
+ *				signal before consuming
  * mmap		-ENXIO	no rings set up; -EINVAL not MAP_SHARED,
  *			offset not WSX_RING_MMAP_OFF or length over mmap_size
  * any other command	-ENOTTY

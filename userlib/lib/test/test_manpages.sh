@@ -3,8 +3,11 @@
 #
 # The man pages in man/ cover the API: every function of libwsx.map has its
 # page (its own or a .so link to its group's page, whose NAME line names
-# it) and a SYNOPSIS line that declares it; the example of
-# libwsx(3) builds against the header and the library.
+# it) and a SYNOPSIS line that declares it; each example of libwsx(3)
+# builds against the header and the library with the flags of
+# libwsx-uninstalled.pc (building against the tree), and one that reads the CPU or
+# the times of a ring's records asks for them (WSX_REQ_TIMESTAMPS: without
+# it they are 0).
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -27,7 +30,6 @@ for fn in $(sed -n 's/^\t\t\(wsx_[a-z0-9_]*\);$/\1/p' libwsx.map); do
 	ok $? "$fn has a man page naming and declaring it"
 done
 
-# The example, between .EX and .EE, with man's escapes undone.
 # libwsx(3)'s Versioning lists each symbol version with exactly its
 # functions, as libwsx.map has them
 awk '/^LIBWSX_[0-9.]* {/ { v = $1 }
@@ -43,12 +45,28 @@ diff "$tmp/map" "$tmp/versioning" | sed 's/^/# /'
 [ -s "$tmp/map" ] && cmp -s "$tmp/map" "$tmp/versioning"
 ok $? "libwsx(3) lists each symbol version with its functions"
 
-sed -n '/^\.EX/,/^\.EE/p' man/libwsx.3 | sed -e '/^\.E[XE]/d' \
-	-e 's/\\e/\\/g' -e 's/\\-/-/g' >"$tmp/example.c"
-${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -Iinclude -I../../uapi \
-	-o "$tmp/example" "$tmp/example.c" -L. -lwsx 2>&1 | sed 's/^/# /'
-[ -x "$tmp/example" ]
-ok $? "the example of libwsx(3) builds"
+# pc FIELD: FIELD of libwsx-uninstalled.pc, its variables expanded (no
+# pkg-config: the package build does not depend on it).
+pc() {
+	(eval "$(sed -n 's/^\([a-z]*\)=\(.*\)$/\1="\2"/p' libwsx-uninstalled.pc)"
+	 eval "echo $(sed -n "s/^$1: //p" libwsx-uninstalled.pc)")
+}
+
+# The examples, each between .EX and .EE, with man's escapes undone.
+awk -v dir="$tmp" '/^\.EX/ { f = dir "/example" ++k ".c"; next }
+		   /^\.EE/ { close(f); f = ""; next }
+		   f { gsub(/\\e/, "\\"); gsub(/\\-/, "-"); print > f }' man/libwsx.3
+for c in "$tmp"/example*.c; do
+	x=${c%.c}
+	${CC:-cc} -std=gnu11 -Wall -Wextra -Werror $(pc Cflags) \
+		-o "$x" "$c" $(pc Libs) 2>&1 | sed 's/^/# /'
+	[ -x "$x" ]
+	ok $? "the example ${x##*/} of libwsx(3) builds with libwsx-uninstalled.pc's flags"
+	if grep -q wsx_ring_peek "$c" && grep -Eq '(->|\.)(cpu|[a-z]*_ns)\>' "$c"; then
+		grep -q WSX_REQ_TIMESTAMPS "$c"
+		ok $? "the example ${x##*/} of libwsx(3) asks for the ring records' CPU and times it prints"
+	fi
+done
 
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -177,7 +177,9 @@ struct wsx_ring;
  * @out:	the rings (NULL on failure)
  *
  * Once per session.  The rings stay the session's until wsx_close(); the
- * items of a freed struct wsx_ring run on, their records unread.
+ * items of a freed struct wsx_ring run on, their records unread.  The
+ * mapping holds the device file open: the session ends (its queued items
+ * cancelled) at whichever of wsx_close() and wsx_ring_free() comes last.
  *
  * Returns 0, or:
  *   -EINVAL	@w or @out NULL, or sizes as <linux/wsx.h> refuses them
@@ -301,7 +303,9 @@ void wsx_ring_seen(struct wsx_ring *r, unsigned int n);
  *
  * Each sets the op and its arguments (see enum wsx_op in <linux/wsx.h>):
  *   nop	nothing
- *   spin	burn @ns nanoseconds of CPU
+ *   spin	busy on the CPU for @ns nanoseconds of elapsed (wall-clock)
+ *		time, not CPU time: preempted or handed off, it still
+ *		ends @ns after it started (see wsx(4))
  *   sleep	sleep @us microseconds
  *   spawn	a tree of @fanout children per node, @depth levels deep,
  *		whose leaves spin @leaf_ns
