@@ -114,7 +114,7 @@ bench-profile:
 .PHONY: bench-waste
 bench-waste:
 	@scripts/deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory module userlib
 	@echo "bench-waste: host load $$(cut -d' ' -f1 /proc/loadavg) on $$(nproc) CPUs"
 	@scripts/vm-run --tcg-thread multi --cpus $(or $(CPUS),2) --mem 1536 \
 		--timeout 900 --load --add bench/waste.sh -- 'sh /extra/waste.sh'
