@@ -131,6 +131,17 @@ bench-profile:
 	@scripts/bench-profile $(if $(CMD),--cmd '$(CMD)',\
 		$(or $(WORKLOAD),spawn) $(or $(CONTENDER),wsx)) $(PARAMS)
 
+## bench-waste   the wasted-cores measure of `wsxctl trace` over a 10 s mix
+##               of items from 5 processes (bench/waste.sh) in one VM boot,
+##               CPUS vCPUs (default 2), a host thread each; not a test
+.PHONY: bench-waste
+bench-waste:
+	@scripts/deps
+	@$(MAKE) --no-print-directory module userlib
+	@echo "bench-waste: host load $$(cut -d' ' -f1 /proc/loadavg) on $$(nproc) CPUs"
+	@scripts/vm-run --tcg-thread multi --cpus $(or $(CPUS),2) --mem 1536 \
+		--timeout 900 --load --add bench/waste.sh -- 'sh /extra/waste.sh'
+
 ## svg           regenerate docs/seeds-timeline.svg from a VM run of the
 ##               seeds' scenario (scripts/timeline-svg)
 .PHONY: svg

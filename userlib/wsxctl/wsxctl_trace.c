@@ -18,12 +18,14 @@
 #include "tracefs.h"
 #include "wsxctl.h"
 #include "wsxtrace.h"
+#include "wsxwaste.h"
 
 #define DEFAULT_BUFFER_KB	16384
+#define DEFAULT_THRESHOLD_US	2000
 
 const char trace_help[] =
 	"Usage: wsxctl trace [-o FILE.json] [--svg FILE.svg] [--seconds N]\n"
-	"                    [-- COMMAND [ARGS...]]\n"
+	"                    [--threshold-us US] [-- COMMAND [ARGS...]]\n"
 	"\n"
 	"Record the wsx tracepoints (tracefs system \"wsx\": wsx_item_queue,\n"
 	"wsx_item_start, wsx_item_end, wsx_steal, wsx_spill, wsx_park,\n"
@@ -53,6 +55,15 @@ const char trace_help[] =
 	"coloured by the P they were queued on, steal arrows, the runq depths\n"
 	"and a time axis.\n"
 	"\n"
+	"The summary measures the wasted cores: \"idle P x ms while items\n"
+	"waited\", the integral over the trace of min(I, W), I the Ps that\n"
+	"have been idle (no item they started running) more than the\n"
+	"threshold T, W the items that have waited (from their queue event to\n"
+	"their start) more than T; as a share of the P-time (the Ps seen times\n"
+	"the trace's span), the number of intervals in which it was above 0\n"
+	"and the longest, with the P idle longest and the item waiting longest\n"
+	"as it ended.  The SVG marks those intervals in red.\n"
+	"\n"
 	"Options:\n"
 	"  -o, --output FILE   the JSON file ('-': standard output)\n"
 	"  -s, --svg FILE      the SVG file ('-': standard output)\n"
@@ -62,6 +73,8 @@ const char trace_help[] =
 	"  -i, --input FILE    record nothing: convert FILE, the text of a\n"
 	"                      tracefs \"trace\" file saved before (no root)\n"
 	"      --title TEXT    the SVG's title\n"
+	"  -T, --threshold-us US\n"
+	"                      T, in microseconds (default 2000)\n"
 	"  -h, --help          print this help\n"
 	"\n"
 	"A summary goes to standard error.  The exit status is 1 if COMMAND\n"
@@ -191,8 +204,8 @@ static int close_out(FILE *f, const char *path, int ret)
 	return 0;
 }
 
-static int write_outputs(const struct wt_trace *t, const char *json,
-			 const char *svg, const char *title)
+static int write_outputs(const struct wt_trace *t, const struct wt_waste *w,
+			 const char *json, const char *svg, const char *title)
 {
 	int rc = 0;
 	FILE *f;
@@ -213,9 +226,39 @@ static int write_outputs(const struct wt_trace *t, const char *json,
 				strerror(errno));
 			return EXIT_FAILURE;
 		}
-		rc |= close_out(f, svg, wt_write_svg(f, t, title));
+		rc |= close_out(f, svg, wt_write_svg(f, t, w, title));
 	}
 	return rc;
+}
+
+/*
+ * "idle P x ms while items waited (T = ...)", its share of the P-time, the
+ * intervals and the longest, with the P and the item counted longest.
+ */
+static void print_waste(const struct wt_trace *t, const struct wt_waste *w)
+{
+	const struct wt_waste_span *sp;
+	char where[32];
+
+	fprintf(stderr, "wsxctl trace: idle P %.3f ms while items waited "
+		"(T = %g ms): %.2f%% of the P-time (%d Ps x %.3f s), in %zu "
+		"intervals", w->wasted_ns / 1e6, w->threshold_ns / 1e6,
+		w->p_time_ns ? 100.0 * w->wasted_ns / w->p_time_ns : 0.0,
+		t->nprocs, (t->t1 - t->t0) / 1e9, w->nspans);
+	if (!w->nspans) {
+		fputc('\n', stderr);
+		return;
+	}
+	sp = &w->spans[w->longest];
+	if (w->waiter->q_p < 0)
+		snprintf(where, sizeof(where), "the global queue");
+	else
+		snprintf(where, sizeof(where), "P%d", w->waiter->q_p);
+	fprintf(stderr, "; the longest %.3f ms, at %.3f s: P%d idle %.3f ms "
+		"while item #%u, queued on %s, waited %.3f ms\n",
+		(sp->end - sp->start) / 1e6, (sp->start - t->t0) / 1e9,
+		w->idle_p, w->idle_ns / 1e6, w->waiter->seq, where,
+		w->wait_ns / 1e6);
 }
 
 static int save_raw(const char *path, const char *text, size_t len)
@@ -282,21 +325,24 @@ int cmd_trace(const struct cmd *cmd, int argc, char **argv)
 		{ "raw", required_argument, NULL, OPT_RAW },
 		{ "input", required_argument, NULL, 'i' },
 		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "threshold-us", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *json = NULL, *svg = NULL, *raw = NULL, *title = NULL;
 	const char *input = NULL;
 	uint64_t seconds = 1, buffer_kb = DEFAULT_BUFFER_KB;
+	uint64_t threshold_us = DEFAULT_THRESHOLD_US;
 	bool have_seconds = false;
 	struct sigaction sa, old_int, old_term;
 	char dir[512], *text = NULL;
 	struct saved saved;
 	struct wt_trace t;
+	struct wt_waste w;
 	int c, ret, status = 0, rc = EXIT_SUCCESS;
 	long len;
 
-	while ((c = getopt_long(argc, argv, "+:o:s:t:b:i:h", longopts,
+	while ((c = getopt_long(argc, argv, "+:o:s:t:b:i:T:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -325,6 +371,11 @@ int cmd_trace(const struct cmd *cmd, int argc, char **argv)
 			break;
 		case OPT_TITLE:
 			title = optarg;
+			break;
+		case 'T':
+			if (parse_number(optarg, 3600000000ULL, &threshold_us))
+				return usage_error(cmd, "bad --threshold-us '%s'",
+						   optarg);
 			break;
 		default:
 			return common_option(cmd, c, argv);
@@ -395,12 +446,19 @@ convert:
 	free(text);
 	if (ret)
 		return report("trace: parse", ret);
-	rc |= write_outputs(&t, json, svg, title);
+	ret = wt_waste(&t, threshold_us * 1000, &w);
+	if (ret) {
+		wt_free(&t);
+		return report("trace: measure", ret);
+	}
+	rc |= write_outputs(&t, &w, json, svg, title);
 	fprintf(stderr, "wsxctl trace: %zu events: %zu queued, %zu started "
 		"(%zu stolen), %zu ended, %zu steals, %zu spills, %zu parks "
 		"on %d CPUs\n", t.nev, t.count[WT_QUEUE], t.count[WT_START],
 		t.stolen_starts, t.count[WT_END], t.count[WT_STEAL],
 		t.count[WT_SPILL], t.count[WT_PARK], t.ncpus);
+	print_waste(&t, &w);
+	wt_waste_free(&w);
 	if (t.lost) {
 		fprintf(stderr, "wsxctl trace: %llu events lost: the buffer "
 			"was too small (--buffer-kb)\n",

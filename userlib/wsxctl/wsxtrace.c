@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "wsxtrace.h"
+#include "wsxwaste.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -957,6 +958,27 @@ static void svg_items(struct svg *s)
 	free(nrows);
 }
 
+/* The measure's spans: red bands across the lanes, behind the items. */
+static void svg_waste(struct svg *s, const struct wt_waste *w, int bottom)
+{
+	size_t i;
+
+	for (i = 0; i < w->nspans; i++) {
+		const struct wt_waste_span *sp = &w->spans[i];
+		double x = svg_x(s, sp->start), wd = svg_x(s, sp->end) - x;
+
+		fprintf(s->f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+			"height=\"%d\" class=\"waste\"><title>a P idle more "
+			"than %g ms while an item waited more than %g ms: "
+			"%.3f-%.3f ms, up to %u P%s</title></rect>\n", x,
+			SVG_TOP - 3, wd < 1.5 ? 1.5 : wd, bottom - SVG_TOP + 6,
+			w->threshold_ns / 1e6, w->threshold_ns / 1e6,
+			(sp->start - s->t->t0) / 1e6,
+			(sp->end - s->t->t0) / 1e6, sp->most,
+			sp->most == 1 ? "" : "s");
+	}
+}
+
 static void svg_parked(struct svg *s)
 {
 	const struct wt_trace *t = s->t;
@@ -1043,7 +1065,7 @@ static void svg_arrows(struct svg *s)
 	}
 }
 
-static void svg_legend(struct svg *s, int y)
+static void svg_legend(struct svg *s, const struct wt_waste *w, int y)
 {
 	const struct wt_trace *t = s->t;
 	FILE *f = s->f;
@@ -1085,9 +1107,16 @@ static void svg_legend(struct svg *s, int y)
 		"depth: items each P holds (inbox, runnext, ring), in the P's "
 		"colour; grey: the global queue; steals move items between "
 		"them</text>\n", SVG_LEFT, y + 28);
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"12\" "
+		"class=\"waste\"/><text x=\"%d\" y=\"%d\" class=\"small\">"
+		"a P idle more than %g ms while an item waited more than %g ms: "
+		"%.3f ms of P-time in %zu intervals</text>\n", SVG_LEFT, y + 37,
+		SVG_LEFT + 27, y + 46, w->threshold_ns / 1e6,
+		w->threshold_ns / 1e6, w->wasted_ns / 1e6, w->nspans);
 }
 
-int wt_write_svg(FILE *f, const struct wt_trace *t, const char *title)
+int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,
+		 const char *title)
 {
 	struct svg s = { .f = f, .t = t, .depth_max = 1 };
 	int lanes_bottom, axis_y, height, c, lane = 0;
@@ -1105,7 +1134,7 @@ int wt_write_svg(FILE *f, const struct wt_trace *t, const char *title)
 	lanes_bottom = SVG_TOP + s.nlanes * (LANE_H + LANE_GAP) - LANE_GAP;
 	s.depth_y = lanes_bottom + 16;
 	axis_y = s.depth_y + DEPTH_H + 6;
-	height = axis_y + 74;
+	height = axis_y + 92;
 	if (walk_depths(t, true, depth_max_fn, &s)) {
 		free(s.lane_of_cpu);
 		return -ENOMEM;
@@ -1127,6 +1156,7 @@ int wt_write_svg(FILE *f, const struct wt_trace *t, const char *title)
 	      ".bg{fill:#f6f6f6;stroke:#ddd;stroke-width:0.5}\n"
 	      ".item{stroke:#fff;stroke-width:0.8}\n"
 	      ".parked{fill:#c8c8c8}\n"
+	      ".waste{fill:#e15759;fill-opacity:0.22}\n"
 	      ".queued{stroke:#333;stroke-width:0.6}\n"
 	      ".steal{fill:none;stroke:#222;stroke-width:1;"
 	      "stroke-opacity:0.6}\n"
@@ -1163,11 +1193,12 @@ int wt_write_svg(FILE *f, const struct wt_trace *t, const char *title)
 				p);
 	}
 	svg_axis(&s, SVG_TOP, axis_y);
+	svg_waste(&s, w, lanes_bottom);
 	svg_parked(&s);
 	svg_items(&s);
 	svg_depths(&s);
 	svg_arrows(&s);
-	svg_legend(&s, axis_y + 30);
+	svg_legend(&s, w, axis_y + 30);
 	fputs("</svg>\n", f);
 	free(s.lane_of_cpu);
 	return ferror(f) ? -EIO : 0;

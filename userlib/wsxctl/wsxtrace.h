@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct wt_waste;
+
 enum wt_type {
 	WT_QUEUE, WT_START, WT_END, WT_STEAL, WT_SPILL, WT_PARK, WT_UNPARK,
 	WT_NR_TYPES
@@ -96,10 +98,12 @@ int wt_write_json(FILE *f, const struct wt_trace *t);
 /*
  * The same timeline as a self-contained SVG: one lane per CPU, items as
  * boxes coloured by the P they were queued on, steal arrows from the queue
- * event to the start, the "runq" depths per P below, a time axis and a
- * legend.
+ * event to the start, the spans of @w (wsxwaste.h: a P idle while an item
+ * waited) as red bands behind the lanes, the "runq" depths per P below, a
+ * time axis and a legend.
  * Returns 0 or -EIO.
  */
-int wt_write_svg(FILE *f, const struct wt_trace *t, const char *title);
+int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,
+		 const char *title);
 
 #endif /* WSXTRACE_H */

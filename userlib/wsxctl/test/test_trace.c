@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../wsxtrace.h"
+#include "../wsxwaste.h"
 #include "ktap.h"
 
 static char *slurp(const char *path)
@@ -41,17 +42,24 @@ static size_t count(const char *hay, const char *needle)
 	return n;
 }
 
-/* Output of a writer into a malloc'ed string. */
-static char *render(const struct wt_trace *t, bool svg)
+/*
+ * Output of a writer into a malloc'ed string; the SVG's with the measure
+ * at T = 2 ms, whose number of intervals goes to *@nspans.
+ */
+static char *render(const struct wt_trace *t, bool svg, size_t *nspans)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct wt_waste w;
 
-	if (svg)
-		wt_write_svg(f, t, "test <&>");
-	else
+	if (!svg) {
 		wt_write_json(f, t);
+	} else if (!wt_waste(t, 2000000, &w)) {
+		wt_write_svg(f, t, &w, "test <&>");
+		*nspans = w.nspans;
+		wt_waste_free(&w);
+	}
 	fclose(f);
 	return buf;
 }
@@ -86,7 +94,7 @@ static void test_seeds(void)
 {
 	char *text = slurp("test/data/seeds-trace.txt"), *json, *svg;
 	struct wt_trace t;
-	size_t i, stolen = 0;
+	size_t i, stolen = 0, nspans = 0;
 
 	if (!ktap_check(text != NULL, "seeds: sample readable"))
 		return;
@@ -115,7 +123,7 @@ static void test_seeds(void)
 	KTAP_EQ(stolen, 12, "seeds: 12 items stolen");
 	KTAP_EQ(t.t1 - t.t0, 58670000, "seeds: span 58.670 ms");
 
-	json = render(&t, false);
+	json = render(&t, false, NULL);
 	ktap_check(json_balanced(json), "json: balanced");
 	KTAP_EQ(count(json, "\"ph\":\"X\",\"cat\":\"item\""), 20,
 		"json: 20 item slices");
@@ -144,7 +152,7 @@ static void test_seeds(void)
 		   "json: timestamps in us from the first event");
 	free(json);
 
-	svg = render(&t, true);
+	svg = render(&t, true, &nspans);
 	ktap_check(!strncmp(svg, "<?xml", 5) && strstr(svg, "</svg>\n"),
 		   "svg: a whole document");
 	KTAP_EQ(count(svg, "class=\"item\""), 20, "svg: 20 item boxes");
@@ -156,6 +164,9 @@ static void test_seeds(void)
 	ktap_check(strstr(svg, "test &lt;&amp;&gt;") != NULL,
 		   "svg: title escaped");
 	ktap_check(strstr(svg, ">CPU 3</text>") != NULL, "svg: 4 lanes");
+	KTAP_EQ(count(svg, "class=\"waste\""), nspans + 1,
+		"svg: a red band per interval of the measure (and the "
+		"legend's)");
 	free(svg);
 	wt_free(&t);
 	free(text);
@@ -188,6 +199,7 @@ static void test_corners(void)
 {
 	struct wt_trace t;
 	char *json, *svg;
+	size_t nspans = 0;
 
 	KTAP_EQ(wt_parse(corner, &t), 0, "corners: parse");
 	KTAP_EQ(t.nev, 6, "corners: 6 wsx events known and well-formed");
@@ -204,7 +216,7 @@ static void test_corners(void)
 		   "corners: item 2 queued on global, still running");
 	KTAP_EQ(t.t0, 1000000000, "corners: t0");
 	KTAP_EQ(t.t1, 1000070000, "corners: t1");
-	json = render(&t, false);
+	json = render(&t, false, NULL);
 	ktap_check(json_balanced(json), "corners: json balanced");
 	KTAP_EQ(count(json, "\"cat\":\"item\""), 2, "corners: 2 slices");
 	KTAP_EQ(count(json, "\"ph\":\"s\""), 1,
@@ -218,7 +230,7 @@ static void test_corners(void)
 	ktap_check(strstr(json, "\"name\":\"spill 129\"") != NULL,
 		   "corners: the spill instant");
 	free(json);
-	svg = render(&t, true);
+	svg = render(&t, true, &nspans);
 	KTAP_EQ(count(svg, "class=\"item\""), 2, "corners: 2 svg boxes");
 	ktap_check(strstr(svg, ">global</text>") != NULL,
 		   "corners: legend has the global queue");
@@ -226,11 +238,11 @@ static void test_corners(void)
 	wt_free(&t);
 
 	KTAP_EQ(wt_parse("", &t), 0, "empty text parses");
-	json = render(&t, false);
+	json = render(&t, false, NULL);
 	ktap_check(json_balanced(json) && count(json, "\"ph\"") == 3,
 		   "empty: json with the process name and global counters");
 	free(json);
-	svg = render(&t, true);
+	svg = render(&t, true, &nspans);
 	ktap_check(strstr(svg, "</svg>") != NULL, "empty: svg");
 	free(svg);
 	wt_free(&t);

@@ -225,6 +225,38 @@ check_crc32c() {
 	has err "module says e3069284, userspace e3069283" "... says so"
 }
 
+# trace --input: the wasted-cores summary of a trace whose answer is known
+# (test_waste.c's "one idle P": P1 idles 20 ms, B waits 5 ms on P0).
+check_trace() {
+	ev="wsx_item"
+	cat >"$tmp/trace.txt" <<-EOF
+	# entries-in-buffer/entries-written: 9/9   #P:2
+	  w-9 [000] ..... 1.000000: ${ev}_queue: item=0a p=0
+	  w-9 [000] ..... 1.000000: ${ev}_start: item=0a p=0 m=0 from=0 stolen=0
+	  w-9 [000] ..... 1.005000: ${ev}_queue: item=0b p=0
+	  w-9 [000] ..... 1.010000: ${ev}_end: item=0a status=0
+	  w-9 [000] ..... 1.010000: ${ev}_start: item=0b p=0 m=0 from=0 stolen=0
+	  w-9 [000] ..... 1.020000: ${ev}_end: item=0b status=0
+	  w-9 [001] ..... 1.020000: ${ev}_queue: item=0d p=1
+	  w-9 [001] ..... 1.020000: ${ev}_start: item=0d p=1 m=1 from=1 stolen=0
+	  w-9 [001] ..... 1.020000: ${ev}_end: item=0d status=0
+	EOF
+	expect 2 "trace --threshold-us not a number" trace -i "$tmp/trace.txt" \
+		--svg /dev/null --threshold-us 2ms
+	expect 0 "trace --input, T = 2 ms by default" trace -i "$tmp/trace.txt" \
+		--svg "$tmp/t.svg"
+	has err "wsxctl trace: idle P 3.000 ms while items waited (T = 2 ms): \
+7.50% of the P-time (2 Ps x 0.020 s), in 1 intervals; the longest 3.000 ms, \
+at 0.007 s: P1 idle 10.000 ms while item #2, queued on P0, waited 5.000 ms" \
+		"... the measure, its intervals and the longest"
+	grep -q 'class="waste"><title>' "$tmp/t.svg"
+	ok $? "... the SVG marks the interval"
+	expect 0 "trace --threshold-us 0" trace -i "$tmp/trace.txt" \
+		--svg /dev/null -T 0
+	has err "idle P 5.000 ms while items waited (T = 0 ms): 12.50%" \
+		"... the whole 5 ms wait"
+}
+
 check_usage
 check_help
 check_errors
@@ -232,5 +264,6 @@ check_run
 check_debugfs
 check_debugfs_topology
 check_crc32c
+check_trace
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# waste.sh: the wasted-cores measure of `wsxctl trace` ("idle P x ms while
+# items waited", see wsxctl(1)) over a mix of items.  Runs in the VM
+# (busybox sh) with wsx loaded, started by `make bench-waste` (CPUS=N).
+# Records the wsx tracepoints while WSX_WASTE_SECONDS (default 10) of this
+# mix run from five processes at once, each a loop of `wsxctl run`:
+#   local    SPIN of 10 us, 100 us, 500 us and 2 ms queued on P0
+#   global   the same SPINs on the global queue
+#   spawn    spawn trees (fanout 3, depth 5, leaves of 20 us)
+#   sleep    SLEEP(1 ms) items, 8 at a time (blocking sections)
+#   delayed  SPIN(200 us) items queued 3 ms after their submission
+# then prints `wsxctl trace`'s summary at the threshold WSX_WASTE_T_US
+# (default 2000) and at 0, each line prefixed "waste: ".  A figure, not a
+# test: the exit status says only whether every run and the trace worked
+# (no events lost).  Under TCG the times are the emulator's too.
+#
+#   sh waste.sh            record and report
+#   sh waste.sh --mix      the mix alone (what the trace runs)
+secs=${WSX_WASTE_SECONDS:-10}
+t_us=${WSX_WASTE_T_US:-2000}
+raw=/tmp/waste-trace.txt
+
+# loop NAME ARGS...: `wsxctl run ARGS` again and again until the deadline;
+# a failed run is reported and ends the loop (the mix then fails).
+loop() {
+	name=$1
+	shift
+	while [ "$(date +%s)" -lt "$deadline" ]; do
+		if ! wsxctl run "$@" >/dev/null; then
+			echo "waste: $name: wsxctl run $* failed" >&2
+			return 1
+		fi
+	done
+}
+
+# spins WHERE: SPIN of 10 us to 2 ms on WHERE, about 90 ms of work a round.
+spins() {
+	while [ "$(date +%s)" -lt "$deadline" ]; do
+		for sc in 10000:500 100000:200 500000:50 2000000:20; do
+			loop "spin $1" spin "${sc%:*}" --count "${sc#*:}" \
+				--place "$1" || return 1
+		done
+	done
+}
+
+mix() {
+	deadline=$(($(date +%s) + secs))
+	pids=
+	spins cpu:0 &
+	pids="$pids $!"
+	spins global &
+	pids="$pids $!"
+	loop spawn spawn 3 5 20000 &
+	pids="$pids $!"
+	loop sleep sleep 1000 --count 8 --batch 1 &
+	pids="$pids $!"
+	loop delayed spin 200000 --count 10 --delay 3000000 &
+	pids="$pids $!"
+	rc=0
+	for p in $pids; do
+		wait "$p" || rc=1
+	done
+	return $rc
+}
+
+if [ "${1:-}" = --mix ]; then
+	mix
+	exit
+fi
+
+if [ ! -r /sys/kernel/debug/wsx/schedtrace ]; then
+	echo "waste: wsx is not loaded" >&2
+	exit 1
+fi
+echo "waste: $(grep -c ^processor /proc/cpuinfo) CPUs, $(cat /sys/kernel/debug/wsx/schedtrace)"
+echo "waste: a ${secs} s mix from 5 processes, T = $t_us us"
+rc=0
+wsxctl trace --raw "$raw" --threshold-us "$t_us" -- sh "$0" --mix \
+	2>/tmp/waste-summary.txt || rc=1
+sed 's/^/waste: /' /tmp/waste-summary.txt
+# the raw wait and idle, with no threshold
+wsxctl trace --input "$raw" --raw /dev/null --threshold-us 0 2>&1 |
+	sed -n 's/^wsxctl trace: idle P/waste: at T = 0: idle P/p'
+exit $rc
