@@ -11,9 +11,10 @@ rc=0
 # run DESCRIPTION PARAMS... -- SCENARIO
 run() { wsx_scenario "$DIR/wsx_protocol_test" "$@"; }
 
-# the monitor would rescue P0's queue after long_item_ms and hide it
+# SPIN(1 s) on P0; the monitor would hand P0 to another M after
+# long_item_ms, which would run P0's NOPs there
 run "items queued on a busy P are stolen at once" \
-	max_item_ns=200000000 long_item_ms=0 -- inbox_steal
+	max_item_ns=1000000000 long_item_ms=0 -- inbox_steal
 run "an M back from a blocking section gets a P under sustained load" \
 	nprocs=1 max_threads=2 -- waiter_bound
 run "no handoff for an item the monitor flagged that has returned" \

@@ -774,19 +774,54 @@ static long long queued_sum(void)
 }
 
 /*
+ * A session whose 1024 items were in flight went away (@how: closed and
+ * unmapped, or its process killed) when @ran of them had run since the
+ * executed count was @exec0: its release ran (the module's reference
+ * count back to @refcnt0), each of its items passed through an M exactly
+ * once (executed grows by 1024, then not at all), those unfinished then
+ * were cancelled - at least one, none that had run - and nothing stays
+ * queued.  Counts, not times: the polls' bounds catch a hang only.
+ */
+static void expect_released(struct __test_metadata *_metadata,
+			    const char *how, long refcnt0, long long exec0,
+			    long long cancelled0, long long ran)
+{
+	long long exec_end, cancelled;
+	long refcnt = -1;
+
+	ASSERT_GT(1024, ran) {
+		TH_LOG("all 1024 items had run before the session was %s: none to cancel",
+		       how);
+	}
+	for (int i = 0; i < 300 && (refcnt = module_refcnt()) != refcnt0; i++)
+		usleep(100000);
+	EXPECT_EQ(refcnt0, refcnt);
+	for (int i = 0; i < 300 && executed_sum() - exec0 < 1024; i++)
+		usleep(100000);
+	exec_end = executed_sum() - exec0;
+	cancelled = wsx_test_global_stat("cancelled") - cancelled0;
+	EXPECT_EQ(1024, exec_end);
+	EXPECT_EQ(0, queued_sum());
+	EXPECT_LE(1, cancelled);
+	EXPECT_GE(1024 - ran, cancelled);
+	usleep(200000);
+	EXPECT_EQ(exec_end, executed_sum() - exec0);	/* nothing ran after */
+	TH_LOG("%s with %lld of its 1024 items run; %lld cancelled", how, ran,
+	       cancelled);
+}
+
+/*
  * A process killed while it waits in ENTER for the 1024 SPIN(5 ms) items it
- * submitted through its ring: its session goes away with it.  Its items
- * each pass through an M exactly once (executed grows by 1024, then not at
- * all), the ones not finished at the kill as cancelled, nothing stays
- * queued, and the module's reference count is back where it was.  The kill
- * comes right after the child reports its 1024 items queued, 5 s of work
- * for the Ps, so some are still queued then (checked: fewer than 1024 ran).
+ * submitted through its ring: its session goes away with it
+ * (expect_released()).  The kill comes right after the child reports its
+ * 1024 items queued, 5 s of work for the Ps, so some are still queued then
+ * (checked: fewer than 1024 ran).
  */
 static void kill_with_items_in_flight(struct __test_metadata *_metadata)
 {
 	struct wsx_req r = wsx_test_req(WSX_OP_SPIN, 0, 0, 0, 5000000, 0, 0);
-	long long exec0, exec_at_kill, exec_end, cancelled0, cancelled;
-	long refcnt0 = module_refcnt(), refcnt = -1;
+	long long exec0, exec_at_kill, cancelled0;
+	long refcnt0 = module_refcnt();
 	struct wsx_tring t;
 	int pipefd[2], status, queued = 0;
 	pid_t pid;
@@ -820,41 +855,35 @@ static void kill_with_items_in_flight(struct __test_metadata *_metadata)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	ASSERT_EQ(1024, queued);
-	ASSERT_GT(1024, exec_at_kill) {
-		TH_LOG("all 1024 items had run before the kill: none to cancel");
-	}
-	/* the session's release ran at the exit; bounds catch a hang only */
-	for (int i = 0; i < 300 && (refcnt = module_refcnt()) != refcnt0; i++)
-		usleep(100000);
-	EXPECT_EQ(refcnt0, refcnt);
-	for (int i = 0; i < 300 && executed_sum() - exec0 < 1024; i++)
-		usleep(100000);
-	exec_end = executed_sum() - exec0;
-	cancelled = wsx_test_global_stat("cancelled") - cancelled0;
-	EXPECT_EQ(1024, exec_end);
-	EXPECT_EQ(0, queued_sum());
-	/* those unfinished at the kill: at least one, none that ran before */
-	EXPECT_LE(1, cancelled);
-	EXPECT_GE(1024 - exec_at_kill, cancelled);
-	usleep(200000);
-	EXPECT_EQ(exec_end, executed_sum() - exec0);	/* nothing ran after */
-	TH_LOG("killed with %lld of its 1024 items run; %lld cancelled",
-	       exec_at_kill, cancelled);
+	expect_released(_metadata, "killed", refcnt0, exec0, cancelled0,
+			exec_at_kill);
 }
 
+/*
+ * The same with a session closed, then unmapped, by the process itself:
+ * the release comes at the munmap (expect_released()).
+ */
 TEST(close_and_kill_with_items_in_flight)
 {
 	struct wsx_req r = wsx_test_req(WSX_OP_SPIN, 0, 0, 0, 5000000, 0, 0);
-	long long before = wsx_test_global_stat("cancelled");
+	long long exec0 = executed_sum(), exec_at_close;
+	long long cancelled0 = wsx_test_global_stat("cancelled");
+	long refcnt0 = module_refcnt();
 	struct wsx_tring t;
-	int fd = wsx_test_open();
+	int fd;
 
+	ASSERT_LE(0, refcnt0);
+	ASSERT_LE(0, exec0);
+	ASSERT_LE(0, cancelled0);
+	fd = wsx_test_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 1024, 1024));
 	ASSERT_TRUE(push_enter(&t, r, 0, 1024));
 	close(fd);		/* mapped still: release waits for munmap */
+	exec_at_close = executed_sum() - exec0;
 	wsx_tring_unmap(&t);
-	EXPECT_LT(before + 900, wsx_test_global_stat("cancelled"));
+	expect_released(_metadata, "closed", refcnt0, exec0, cancelled0,
+			exec_at_close);
 	kill_with_items_in_flight(_metadata);
 }
 
