@@ -3,8 +3,8 @@
  * Blocking handoff and the long-item monitor, one scenario per run
  * (wsx_block.sh loads the module with the parameters each one needs):
  *
- *   handoff    2 SLEEP(200 ms) then 1000 SPIN(10 us) items (WSX_SCALE
- *              divides) on P0: the
+ *   handoff    2 SLEEP(200 ms, times WSX_SCALE, up to 1 s) then 1000 SPIN(10 us)
+ *              items (WSX_SCALE divides) on P0: the
  *              sleepers hand P0 to other Ms, so every SPIN finishes before
  *              the first sleep ends, and no more than max_threads Ms ever
  *              exist.
@@ -98,14 +98,18 @@ static int scenario_sleep(int fd, bool expect_handoff)
 {
 	/* slow debug kernels scale the work down (WSX_SCALE) */
 	int nspin = wsx_test_scaled(1000, 100);
+	/* longer on a slow kernel, up to the longest SLEEP there is */
+	long sleep_us = 200000 * wsx_test_scale();
 	char param[32];
 	long long threads_max, handoffs0, handoffs1;
 	__u64 end;
 	int early, max_threads;
 
+	if (sleep_us > WSX_SLEEP_MAX_US)
+		sleep_us = WSX_SLEEP_MAX_US;
 	for (int i = 0; i < 2; i++)
 		reqs[i] = wsx_test_req(WSX_OP_SLEEP, i, WSX_PLACE_P, 0,
-				       200000, 0, 0);
+				       sleep_us, 0, 0);
 	for (int i = 2; i < 2 + nspin; i++)
 		reqs[i] = wsx_test_req(WSX_OP_SPIN, i, WSX_PLACE_P, 0,
 				       10000, 0, 0);

@@ -252,17 +252,22 @@ static inline int wsx_test_nprocs(int fd)
 	return ret < 0 ? (int)ret : (int)v.nprocs;
 }
 
-/*
- * Scale a test's size down on slow kernels: the environment variable
- * WSX_SCALE (a divisor, default 1) divides @n, keeping at least @min.
- */
-static inline size_t wsx_test_scaled(size_t n, size_t min)
+/* WSX_SCALE: how much slower this kernel is (the debug kernels: 8), >= 1 */
+static inline long wsx_test_scale(void)
 {
 	const char *env = getenv("WSX_SCALE");
 	long div = env ? strtol(env, NULL, 10) : 1;
 
-	if (div > 1)
-		n /= div;
+	return div > 1 ? div : 1;
+}
+
+/*
+ * Scale a test's size down on slow kernels: WSX_SCALE (wsx_test_scale())
+ * divides @n, keeping at least @min.
+ */
+static inline size_t wsx_test_scaled(size_t n, size_t min)
+{
+	n /= wsx_test_scale();
 	return n < min ? min : n;
 }
 
