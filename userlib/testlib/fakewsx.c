@@ -46,13 +46,14 @@ void fakewsx_reset(void)
 	memset(&fakewsx, 0, sizeof(fakewsx));
 	fakewsx.version = (struct wsx_version){
 		.abi_major = env_knob("FAKEWSX_ABI_MAJOR", WSX_ABI_MAJOR),
-		.abi_minor = WSX_ABI_MINOR,
+		.abi_minor = env_knob("FAKEWSX_ABI_MINOR", WSX_ABI_MINOR),
 		.nprocs = env_knob("FAKEWSX_NPROCS", 4),
 		.submit_max = env_knob("FAKEWSX_SUBMIT_MAX", WSX_SUBMIT_MAX),
 		.wait_max = env_knob("FAKEWSX_WAIT_MAX", WSX_WAIT_MAX),
 	};
 	fakewsx.inflight_max = env_knob("FAKEWSX_INFLIGHT_MAX", UINT64_MAX);
 	fakewsx.corrupt = env_knob("FAKEWSX_CORRUPT", 0);
+	fakewsx.max_item_ns = env_knob("FAKEWSX_MAX_ITEM_NS", 10000000);
 }
 
 __attribute__((constructor))
@@ -117,17 +118,19 @@ static int run_op(const struct wsx_req *it, struct wsx_completion *c)
 	case WSX_OP_NOP:
 		return args_zero_from(it, 0) ? 0 : -EINVAL;
 	case WSX_OP_SPIN:
-		return args_zero_from(it, 1) ? 0 : -EINVAL;
-	case WSX_OP_SLEEP:
-		if (!args_zero_from(it, 1) || a[0] > WSX_SLEEP_MAX_US)
+		if (!args_zero_from(it, 1))
 			return -EINVAL;
-		return 0;
+		return a[0] > fakewsx.max_item_ns ? -E2BIG : 0;
+	case WSX_OP_SLEEP:
+		if (!args_zero_from(it, 1))
+			return -EINVAL;
+		return a[0] > WSX_SLEEP_MAX_US ? -E2BIG : 0;
 	case WSX_OP_SPAWN:
 		if (!args_zero_from(it, 3) || !a[0] ||
 		    a[0] > WSX_SPAWN_MAX_FANOUT)
 			return -EINVAL;
 		nodes = spawn_nodes(a[0], a[1]);
-		if (nodes > WSX_SPAWN_MAX_NODES)
+		if (nodes > WSX_SPAWN_MAX_NODES || a[2] > fakewsx.max_item_ns)
 			return -E2BIG;
 		c->result = nodes;
 		break;
@@ -191,6 +194,8 @@ static int run_item(const struct wsx_req *it, __u16 flags_ok,
 	if (fakewsx.refuse_err && fakewsx.queued == fakewsx.refuse_at)
 		return fakewsx.refuse_err;
 	ret = check_place(it);
+	if (!ret && it->delay_ns > WSX_DELAY_MAX_NS)
+		ret = -E2BIG;
 	if (!ret)
 		ret = run_op(it, c);
 	if (ret)

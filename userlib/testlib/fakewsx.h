@@ -11,8 +11,9 @@
  *
  * Linked into a test program, the test sets the knobs of `fakewsx`.  Built
  * as fakewsx.so and preloaded, it takes them from the environment:
- *   FAKEWSX_ABI_MAJOR, FAKEWSX_NPROCS, FAKEWSX_SUBMIT_MAX,
- *   FAKEWSX_WAIT_MAX, FAKEWSX_INFLIGHT_MAX	the knobs below
+ *   FAKEWSX_ABI_MAJOR, FAKEWSX_ABI_MINOR (0: no rings), FAKEWSX_NPROCS,
+ *   FAKEWSX_SUBMIT_MAX, FAKEWSX_WAIT_MAX, FAKEWSX_INFLIGHT_MAX,
+ *   FAKEWSX_MAX_ITEM_NS			the knobs below
  *   FAKEWSX_CORRUPT=1				add 1 to every result
  */
 #ifndef WSX_TEST_FAKEWSX_H
@@ -29,6 +30,7 @@ struct fakewsx {
 	uint64_t refuse_at;		/* index (in fakewsx.queued) of an */
 	int refuse_err;			/* item to refuse with this -errno */
 	bool corrupt;			/* add 1 to every result */
+	uint64_t max_item_ns;		/* the module parameter (10 ms) */
 	unsigned int calls[5];		/* ioctl calls, by command number */
 	uint64_t queued;		/* items queued so far */
 };

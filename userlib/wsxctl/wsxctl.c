@@ -308,7 +308,9 @@ static int print_main_help(void)
 	     "  WSX_DEVICE   the device to open instead of "
 	     WSX_DEVICE_PATH "\n"
 	     "  WSX_DEBUGFS  the debugfs directory instead of "
-	     WSX_DEBUGFS_PATH);
+	     WSX_DEBUGFS_PATH "\n"
+	     "  WSX_PARAMETERS  the module parameters' directory instead of\n"
+	     "               /sys/module/wsx/parameters");
 	fputs(exit_status_help, stdout);
 	return EXIT_SUCCESS;
 }

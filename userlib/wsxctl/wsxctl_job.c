@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -140,7 +141,10 @@ static int ring_loop(struct job *job, struct wsx_ring *r)
 	return 0;
 }
 
-/* Set up the rings; NULL (and *@err 0) on a module without them. */
+/*
+ * Set up the rings; NULL (and *@err 0) on a module without them, unless
+ * @job wants pick-up mode, which the ioctls cannot give.
+ */
 static struct wsx_ring *job_ring(struct job *job, int *err)
 {
 	unsigned int sq = pow2_at_least(job->batch);
@@ -148,7 +152,7 @@ static struct wsx_ring *job_ring(struct job *job, int *err)
 
 	*err = wsx_ring_setup(job->w, sq, 4 * sq,
 			      job->pickup ? WSX_RING_SQ_PICKUP : 0, &r);
-	if (*err == -ENOTTY)
+	if (*err == -ENOTTY && !job->pickup)
 		*err = 0;
 	return r;
 }
@@ -162,8 +166,13 @@ int run_job(struct job *job)
 
 	if (!job->ioctl) {
 		r = job_ring(job, &ret);
-		if (ret)
-			return report("ring setup", ret);
+		if (ret) {
+			report("ring setup", ret);
+			if (ret == -ENOTTY)
+				fputs("wsxctl: --pickup needs the rings, which the module (ABI 1.0) has not\n",
+				      stderr);
+			return EXIT_FAILURE;
+		}
 	}
 	js.items = calloc(job->batch, sizeof(*js.items));
 	js.recs = calloc(job->batch, sizeof(*js.recs));

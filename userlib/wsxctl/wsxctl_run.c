@@ -30,7 +30,9 @@ const char run_help[] =
 	"\n"
 	"Ops:\n"
 	"  nop                         do nothing\n"
-	"  spin NS                     burn NS nanoseconds of CPU\n"
+	"  spin NS                     stay busy NS nanoseconds of elapsed\n"
+	"                              time (at most the module's\n"
+	"                              max_item_ns)\n"
 	"  sleep US                    sleep US microseconds\n"
 	"  spawn FANOUT DEPTH LEAF_NS  a tree of FANOUT children per node,\n"
 	"                              DEPTH levels deep, leaves spinning\n"
@@ -44,12 +46,17 @@ const char run_help[] =
 	"                     global: the global queue,\n"
 	"                     cpu:N: the P numbered N\n"
 	"  -b, --batch N      items per submission, 1..65536 (default 256)\n"
-	"  -d, --delay NS     queue each item NS nanoseconds after submission\n"
+	"  -d, --delay NS     queue each item NS nanoseconds after submission,\n"
+	"                     0..10000000000 (10 s)\n"
 	"      --ioctl        submit and wait with WSX_IOC_SUBMIT and\n"
 	"                     WSX_IOC_WAIT instead of the shared rings\n"
 	"      --pickup       rings in pick-up mode: the executor's threads\n"
-	"                     take the items from the rings themselves\n"
-	"  -h, --help         print this help\n";
+	"                     take the items from the rings themselves (not\n"
+	"                     with --ioctl; an error on a module without\n"
+	"                     rings)\n"
+	"  -h, --help         print this help\n"
+	"\n"
+	"Each option may be given once.\n";
 
 struct op_desc {
 	const char *name;
@@ -177,11 +184,19 @@ static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	unsigned int given = 0, i;
 	uint64_t batch;
 	int c;
 
 	while ((c = getopt_long(argc, argv, ":n:p:b:d:h", longopts,
 				NULL)) != -1) {
+		/* a second value would silently override the first */
+		for (i = 0; longopts[i].name && longopts[i].val != c; i++)
+			;
+		if (longopts[i].name && given & 1U << i)
+			return usage_error(cmd, "--%s given twice",
+					   longopts[i].name);
+		given |= 1U << i;
 		switch (c) {
 		case 'n':
 			if (parse_number(optarg, MAX_COUNT, &r->count) ||
@@ -201,9 +216,9 @@ static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
 			r->batch = batch;
 			break;
 		case 'd':
-			if (parse_number(optarg, UINT64_MAX, &r->delay_ns))
-				return usage_error(cmd, "bad --delay '%s'",
-						   optarg);
+			if (parse_number(optarg, WSX_DELAY_MAX_NS, &r->delay_ns))
+				return usage_error(cmd, "bad --delay '%s': ns 0..%llu (10 s)",
+						   optarg, WSX_DELAY_MAX_NS);
 			break;
 		case 'I':
 			r->ioctl = true;
@@ -302,44 +317,64 @@ static void print_executed(const struct wsx_stats *before,
 		       (after->p[i].executed - before->p[i].executed));
 }
 
-/* The module's max_item_ns parameter, or 0 when unreadable. */
-static unsigned long long max_item_ns(void)
-{
-	FILE *f = fopen("/sys/module/wsx/parameters/max_item_ns", "re");
-	unsigned long long ns = 0;
+#define PARAMETERS_PATH	"/sys/module/wsx/parameters"
 
-	if (f) {
-		if (fscanf(f, "%llu", &ns) != 1)
-			ns = 0;
-		fclose(f);
-	}
-	return ns;
+/* The module's max_item_ns parameter into @ns; false when unreadable. */
+static bool read_max_item_ns(const char *path, unsigned long long *ns)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fscanf(f, "%llu", ns) == 1;
+	fclose(f);
+	return ok;
+}
+
+/*
+ * The end of a line naming the module parameter max_item_ns: its value
+ * (from $WSX_PARAMETERS, default PARAMETERS_PATH) and how to raise it to
+ * @want ns.
+ */
+static void explain_max_item_ns(uint64_t want)
+{
+	const char *dir = secure_getenv("WSX_PARAMETERS");
+	char path[PATH_MAX];
+	unsigned long long ns;
+
+	snprintf(path, sizeof(path), "%s/max_item_ns",
+		 dir && *dir ? dir : PARAMETERS_PATH);
+	fputs(" the module parameter max_item_ns", stderr);
+	if (read_max_item_ns(path, &ns))
+		fprintf(stderr, " (%llu ns)", ns);
+	else
+		fprintf(stderr, " (%s unreadable)", path);
+	fprintf(stderr, "; raise it as root: echo %llu > %s (or load the module with max_item_ns=%llu)\n",
+		(unsigned long long)want, path, (unsigned long long)want);
 }
 
 /* After an item refused with E2BIG: which limit of @r's OP it is over. */
 static void explain_e2big(const struct run *r)
 {
-	unsigned long long ns;
-
 	switch (r->op) {
 	case WSX_OP_SPIN:
-		ns = max_item_ns();
-		fprintf(stderr, "wsxctl run: spin %llu ns is over the module's max_item_ns",
+		fprintf(stderr, "wsxctl run: spin %llu ns is over",
 			(unsigned long long)r->args[0]);
-		if (ns)
-			fprintf(stderr, " (%llu ns)", ns);
-		fputs(", /sys/module/wsx/parameters/max_item_ns\n", stderr);
+		explain_max_item_ns(r->args[0]);
 		break;
 	case WSX_OP_SLEEP:
-		fputs("wsxctl run: sleep is at most 1000000 us (1 s)\n", stderr);
+		fprintf(stderr, "wsxctl run: sleep is at most %u us (1 s)\n",
+			WSX_SLEEP_MAX_US);
 		break;
 	case WSX_OP_FIB:
 		fprintf(stderr, "wsxctl run: fib's n is at most %u\n",
 			WSX_FIB_MAX);
 		break;
 	case WSX_OP_SPAWN:
-		fprintf(stderr, "wsxctl run: a spawn tree has at most %u nodes and fanout %u\n",
-			WSX_SPAWN_MAX_NODES, WSX_SPAWN_MAX_FANOUT);
+		fprintf(stderr, "wsxctl run: a spawn tree has at most %u nodes, and LEAF_NS is at most",
+			WSX_SPAWN_MAX_NODES);
+		explain_max_item_ns(r->args[2]);
 		break;
 	default:
 		break;

@@ -9,6 +9,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fake_so=$PWD/test/fakewsx.so
 . ../testlib/ktap.sh
+. test/help.sh
 
 # expect STATUS DESC ARGS...: runs wsxctl ARGS into $tmp/out and $tmp/err.
 expect() {
@@ -68,6 +69,14 @@ check_usage() {
 		"... names the range"
 	expect 2 "run --ioctl --pickup" run nop --ioctl --pickup
 	has err "--pickup is a mode of the rings" "... says they exclude each other"
+	expect 2 "run --count twice" run nop --count 5 -n 6
+	has err "wsxctl run: --count given twice" "... says which"
+	expect 2 "run --place twice" run nop --place global --place cpu:1
+	has err "wsxctl run: --place given twice" "... says which"
+	expect 2 "run --pickup twice" run nop --pickup --pickup
+	expect 2 "run --delay over 10 s" run nop --delay 10000000001
+	has err "bad --delay '10000000001': ns 0..10000000000 (10 s)" \
+		"... names the range"
 	expect 2 "stats with an argument" stats extra
 	expect 2 "stats unknown option" stats -x
 	expect 2 "schedtrace with an argument" schedtrace extra
@@ -80,9 +89,17 @@ check_help() {
 	expect 0 "help" help
 	expect 0 "help --help" help --help
 	has out "Usage: wsxctl [--help] COMMAND" "... is the main help"
-	for cmd in version run crc32c stats schedtrace; do
+	cmds=$(help_commands)
+	[ "$(echo "$cmds" | wc -w)" -ge 7 ]
+	ok $? "--help lists the commands"
+	for cmd in $cmds; do
 		expect 0 "$cmd --help" "$cmd" --help
+		has out "Usage: wsxctl $cmd" "... prints its usage on stdout"
 		has out "Exit status: 0 success" "... documents the exit status"
+		cp "$tmp/out" "$tmp/help"
+		expect 0 "help $cmd" help "$cmd"
+		cmp -s "$tmp/out" "$tmp/help"
+		ok $? "... prints the same"
 	done
 	expect 0 "help run" help run
 	has out "Usage: wsxctl run OP" "... is run's help"
@@ -136,11 +153,47 @@ check_run() {
 	fake 1 "run fib over its limit" run fib 31
 	has out "(E2BIG)" "... names E2BIG"
 	has err "wsxctl run: fib's n is at most 30" "... and the limit"
+	check_run_limits
 	fake 0 "run through the rings, more than the CQ holds" \
 		run nop --count 5000 --batch 16
 	has out "items:       5000" "... gets all items through"
 	FAKEWSX_CORRUPT=1 fake 1 "run fib with wrong results" run fib 10
 	has out "WRONG: fib(10) = 55" "... says the result is wrong"
+}
+
+# Items over the module's limits: E2BIG, and the message says which limit,
+# its value and how to raise it.
+check_run_limits() {
+	mkdir "$tmp/params"
+	echo 10000000 >"$tmp/params/max_item_ns"
+	raise="raise it as root: echo 50000000 > $tmp/params/max_item_ns"
+	WSX_PARAMETERS=$tmp/params fake 1 "run spin over max_item_ns" \
+		run spin 50000000
+	has out "(E2BIG)" "... names E2BIG"
+	has err "wsxctl run: spin 50000000 ns is over the module parameter max_item_ns (10000000 ns); $raise" \
+		"... and max_item_ns, its value and how to raise it"
+	WSX_PARAMETERS=$tmp/params fake 1 "run --ioctl spin over max_item_ns" \
+		run spin 50000000 --ioctl
+	has err "(E2BIG)" "... names E2BIG"
+	has err "spin 50000000 ns is over the module parameter max_item_ns (10000000 ns); $raise" \
+		"... and max_item_ns"
+	WSX_PARAMETERS=$tmp/none fake 1 "run spin over max_item_ns, unreadable" \
+		run spin 50000000
+	has err "max_item_ns ($tmp/none/max_item_ns unreadable); raise it" \
+		"... says the value is unreadable"
+	WSX_PARAMETERS=$tmp/params fake 1 "run spawn, LEAF_NS over max_item_ns" \
+		run spawn 2 1 50000000
+	has err "LEAF_NS is at most the module parameter max_item_ns (10000000 ns); $raise" \
+		"... names max_item_ns"
+	fake 0 "run spin at max_item_ns" run spin 10000000
+	fake 0 "run --delay 10 s" run nop --delay 10000000000
+	FAKEWSX_ABI_MINOR=0 fake 0 "run on a module without rings" run nop \
+		--count 300
+	has out "items:       300" "... goes through the ioctls"
+	FAKEWSX_ABI_MINOR=0 fake 1 "run --pickup on a module without rings" \
+		run nop --pickup
+	has err "wsxctl: --pickup needs the rings, which the module (ABI 1.0) has not" \
+		"... is refused, not run without pick-up"
 }
 
 write_debugfs() {
