@@ -9,7 +9,10 @@
 # of each other's.  (SPIN is limited to max_item_ns,
 # 10 ms by default: the demo raises it for its run, to be seen under TCG,
 # and turns the long-item monitor off, which would otherwise hand the Ps of
-# such long items to more Ms.)
+# such long items to more Ms.)  Last, wsxctl top --once samples the Ps
+# while 2,000 SPIN(2 ms) items queued on P0 are being stolen, as the
+# README's top example does: after the scenario the executor is idle and a
+# sample then is all zeros.
 D=/sys/kernel/debug/wsx
 MAX=/sys/module/wsx/parameters/max_item_ns
 LONG=/sys/module/wsx/parameters/long_item_ms
@@ -49,5 +52,16 @@ echo
 echo "== the steals (victim's ring length seen, items taken: n - n/2)"
 cat $D/steal_log
 echo
-echo "== wsxctl top --once"
+echo "== wsxctl top --once, during 2000 SPIN(2 ms) items queued on P0"
+wsxctl run spin 2000000 --count 2000 --place cpu:0 >/dev/null &
+run=$!
+# sample once items are queued: the schedtrace's depths not all 0
+while kill -0 $run 2>/dev/null; do
+	read -r line <$D/schedtrace
+	case ${line#*runqueue=} in
+	*[1-9]*) break ;;
+	esac
+	usleep 10000
+done
 wsxctl top --once
+wait $run
