@@ -54,7 +54,7 @@ const char top_help[] =
 	"                     instead of rates\n"
 	"  -i, --interval MS  time between frames, 0..3600000 (live default\n"
 	"                     1000, --once default 200; live needs >= 100)\n"
-	"  -n, --frames N     live: quit after N frames\n"
+	"  -n, --frames N     live: quit after N frames (not with --once)\n"
 	"  -h, --help         print this help\n";
 
 static volatile sig_atomic_t quit_signal, winch;
@@ -419,7 +419,7 @@ int cmd_top(const struct cmd *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	uint64_t interval = 0, frames = 0;
-	bool once = false, have_interval = false;
+	bool once = false, have_interval = false, have_frames = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, ":1i:n:h", longopts,
@@ -438,6 +438,7 @@ int cmd_top(const struct cmd *cmd, int argc, char **argv)
 			if (parse_number(optarg, UINT32_MAX, &frames))
 				return usage_error(cmd, "bad --frames '%s'",
 						   optarg);
+			have_frames = true;
 			break;
 		default:
 			return common_option(cmd, c, argv);
@@ -446,6 +447,9 @@ int cmd_top(const struct cmd *cmd, int argc, char **argv)
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'",
 				   argv[optind]);
+	if (once && have_frames)
+		return usage_error(cmd, "--frames counts the live frames, "
+				   "--once prints one: not both");
 	if (once)
 		return top_once(have_interval ? interval : 200);
 	if (!have_interval)

@@ -71,7 +71,9 @@ const char trace_help[] =
 	"  -b, --buffer-kb N   per-CPU trace buffer in KiB (default 16384)\n"
 	"      --raw FILE      also save the tracefs text as read\n"
 	"  -i, --input FILE    record nothing: convert FILE, the text of a\n"
-	"                      tracefs \"trace\" file saved before (no root)\n"
+	"                      tracefs \"trace\" file saved before (no root;\n"
+	"                      not with COMMAND, --seconds, --buffer-kb or\n"
+	"                      --raw)\n"
 	"      --title TEXT    the SVG's title\n"
 	"  -T, --threshold-us US\n"
 	"                      T, in microseconds (default 2000)\n"
@@ -333,7 +335,7 @@ int cmd_trace(const struct cmd *cmd, int argc, char **argv)
 	const char *input = NULL;
 	uint64_t seconds = 1, buffer_kb = DEFAULT_BUFFER_KB;
 	uint64_t threshold_us = DEFAULT_THRESHOLD_US;
-	bool have_seconds = false;
+	bool have_seconds = false, have_buffer_kb = false;
 	struct sigaction sa, old_int, old_term;
 	char dir[512], *text = NULL;
 	struct saved saved;
@@ -362,6 +364,7 @@ int cmd_trace(const struct cmd *cmd, int argc, char **argv)
 			    !buffer_kb)
 				return usage_error(cmd, "bad --buffer-kb '%s'",
 						   optarg);
+			have_buffer_kb = true;
 			break;
 		case OPT_RAW:
 			raw = optarg;
@@ -390,9 +393,9 @@ int cmd_trace(const struct cmd *cmd, int argc, char **argv)
 		return usage_error(cmd, "put the command after '--'");
 
 	if (input) {
-		if (optind < argc || have_seconds)
+		if (optind < argc || have_seconds || have_buffer_kb || raw)
 			return usage_error(cmd, "--input records nothing: no "
-					   "command or --seconds");
+					   "command, --seconds, --buffer-kb or --raw");
 		len = read_input(input, &text);
 		if (len < 0)
 			return EXIT_FAILURE;

@@ -77,6 +77,9 @@ check_usage() {
 	expect 2 "run --delay over 10 s" run nop --delay 10000000001
 	has err "bad --delay '10000000001': ns 0..10000000000 (10 s)" \
 		"... names the range"
+	expect 2 "top --once --frames" top --once --frames 3
+	has err "--frames counts the live frames, --once prints one" \
+		"... says they exclude each other"
 	expect 2 "stats with an argument" stats extra
 	expect 2 "stats unknown option" stats -x
 	expect 2 "schedtrace with an argument" schedtrace extra
@@ -304,6 +307,14 @@ at 0.007 s: P1 idle 10.000 ms while item #2, queued on P0, waited 5.000 ms" \
 		"... the measure, its intervals and the longest"
 	grep -q 'class="waste"><title>' "$tmp/t.svg"
 	ok $? "... the SVG marks the interval"
+	expect 2 "trace --input --buffer-kb" trace -i "$tmp/trace.txt" \
+		--svg /dev/null --buffer-kb 1024
+	has err "--input records nothing: no command, --seconds, --buffer-kb or --raw" \
+		"... names what only a recording uses"
+	expect 2 "trace --input --raw" trace -i "$tmp/trace.txt" \
+		--svg /dev/null --raw "$tmp/raw"
+	expect 2 "trace --input --seconds" trace -i "$tmp/trace.txt" \
+		--svg /dev/null --seconds 2
 	expect 0 "trace --threshold-us 0" trace -i "$tmp/trace.txt" \
 		--svg /dev/null -T 0
 	has err "idle P 5.000 ms while items waited (T = 0 ms): 12.50%" \
