@@ -70,7 +70,7 @@ TEST(setup_bad_arguments)
 	BAD("flags", p.flags = 2, -EINVAL);
 	BAD("reserved0", p.reserved0 = 1, -EINVAL);
 	BAD("reserved[2]", p.reserved[2] = 1, -EINVAL);
-	BAD("sq 2^31", p.sq_entries = 1U << 31, -EINVAL);
+	BAD("sq 2^31", p.sq_entries = 1U << 31, -E2BIG);
 	BAD("sq over the limit", p.sq_entries = 2 * strtoul(max, NULL, 10),
 	    -E2BIG);
 	BAD("cq over the limit", p.cq_entries = 2 * strtoul(max, NULL, 10),
@@ -83,6 +83,23 @@ TEST(setup_bad_arguments)
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				   MAP_SHARED, fd, 0));
 	EXPECT_EQ(ENXIO, errno);
+	close(fd);
+}
+
+/* An SQ of ring_max_entries with the default CQ: the CQ as large. */
+TEST(setup_sq_at_the_limit_default_cq)
+{
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+	char max[32];
+	unsigned long n;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_test_param("ring_max_entries", max, sizeof(max)));
+	n = strtoul(max, NULL, 10);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, n, 0));
+	EXPECT_EQ(n, t.p.cq_entries);
+	wsx_tring_unmap(&t);
 	close(fd);
 }
 
