@@ -698,7 +698,8 @@ long wsx_rings_enter(struct wsx_rings *r, struct wsx_enter *e)
 
 /*
  * Check @setup and fill in its cq_entries (0 = 2 x sq_entries, at most the
- * limit: an SQ of ring_max_entries entries with the default CQ is allowed).
+ * largest power of two within the limit: an SQ at the limit with the
+ * default CQ is allowed, whatever ring_max_entries is set to).
  */
 static int wsx_rings_check(struct wsx_ring_setup *setup)
 {
@@ -710,8 +711,10 @@ static int wsx_rings_check(struct wsx_ring_setup *setup)
 		return -EINVAL;
 	if (setup->sq_entries > max)
 		return -E2BIG;
-	if (!setup->cq_entries)		/* no overflow: max <= 65536 */
-		setup->cq_entries = min(2 * setup->sq_entries, max);
+	/* no overflow: max <= 65536; max >= sq_entries >= 1 */
+	if (!setup->cq_entries)
+		setup->cq_entries = min(2 * setup->sq_entries,
+					(u32)rounddown_pow_of_two(max));
 	if (!is_power_of_2(setup->cq_entries) ||
 	    setup->cq_entries < setup->sq_entries)
 		return -EINVAL;
