@@ -22,7 +22,7 @@
 
 static unsigned int nprocs;
 module_param(nprocs, uint, 0444);
-MODULE_PARM_DESC(nprocs, "Number of Ps, 1 .. online CPUs (0 = one per online CPU)");
+MODULE_PARM_DESC(nprocs, "Number of Ps, 1 .. online CPUs (0 = one per online CPU; reads the number in force)");
 
 static char *steal_policy = "half";
 module_param(steal_policy, charp, 0444);
@@ -116,7 +116,9 @@ static int wsx_params(struct wsx_sched_params *params)
 		       params->nprocs);
 		return -EINVAL;
 	}
-	max_threads = params->max_threads;	/* show what is in force */
+	/* the parameters show what is in force */
+	nprocs = params->nprocs;
+	max_threads = params->max_threads;
 	return 0;
 }
 

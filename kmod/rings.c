@@ -696,21 +696,29 @@ long wsx_rings_enter(struct wsx_rings *r, struct wsx_enter *e)
 
 /* ---- setup, mmap, poll, release ----------------------------------------- */
 
-/* Check @setup and fill in its cq_entries (0 = 2 x sq_entries). */
+/*
+ * Check @setup and fill in its cq_entries (0 = 2 x sq_entries, at most the
+ * largest power of two within the limit: an SQ at the limit with the
+ * default CQ is allowed, whatever ring_max_entries is set to).
+ */
 static int wsx_rings_check(struct wsx_ring_setup *setup)
 {
 	u32 max = min(READ_ONCE(wsx_ring_max_entries), WSX_RING_ENTRIES_LIMIT);
 
 	if ((setup->flags & ~WSX_RING_SQ_PICKUP) || setup->reserved0 ||
-	    memchr_inv(setup->reserved, 0, sizeof(setup->reserved)))
+	    memchr_inv(setup->reserved, 0, sizeof(setup->reserved)) ||
+	    !is_power_of_2(setup->sq_entries))
 		return -EINVAL;
-	if (!setup->cq_entries && setup->sq_entries <= U32_MAX / 2)
-		setup->cq_entries = 2 * setup->sq_entries;
-	if (!is_power_of_2(setup->sq_entries) ||
-	    !is_power_of_2(setup->cq_entries) ||
+	if (setup->sq_entries > max)
+		return -E2BIG;
+	/* no overflow: max <= 65536; max >= sq_entries >= 1 */
+	if (!setup->cq_entries)
+		setup->cq_entries = min(2 * setup->sq_entries,
+					(u32)rounddown_pow_of_two(max));
+	if (!is_power_of_2(setup->cq_entries) ||
 	    setup->cq_entries < setup->sq_entries)
 		return -EINVAL;
-	if (setup->sq_entries > max || setup->cq_entries > max)
+	if (setup->cq_entries > max)
 		return -E2BIG;
 	return 0;
 }

@@ -9,8 +9,10 @@
  *               global queue per NUMA node (steal_topology=numa, several
  *               nodes), one line per node index i, "node<i> nid=<kernel
  *               node> depth=<n> puts=<n> gets=<n>", then
- *               "global depth=<n> puts=<n> gets=<n> cancelled=<n>", the
- *               global queues' totals
+ *               "global depth=<n> puts=<n> gets=<n> cancelled=<n>
+ *               threads=<n> threads_max=<n> threads_started=<n>
+ *               threads_exited=<n> handoffs=<n> blocked=<n>", the global
+ *               queues' totals and the Ms'
  *   schedtrace  one line in the format of Go's GODEBUG=schedtrace:
  *               "WSX <ms>ms: nprocs=<n> idleprocs=<n> threads=<n>
  *               spinningthreads=<n> idlethreads=<n> runqueue=<n> [<P0> ...]"

@@ -41,6 +41,7 @@ TEST_F(dev, version_reports_abi_and_nprocs)
 {
 	struct wsx_version v;
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	char param[32];
 
 	memset(&v, 0xa5, sizeof(v));
 	ASSERT_EQ(0, wsx_test_ioctl(self->fd, WSX_IOC_VERSION, &v));
@@ -48,6 +49,9 @@ TEST_F(dev, version_reports_abi_and_nprocs)
 	EXPECT_EQ(WSX_ABI_MINOR, v.abi_minor);
 	EXPECT_LE(1U, v.nprocs);
 	EXPECT_GE(online, (long)v.nprocs);
+	/* the parameter shows the number in force, 0 (one per CPU) resolved */
+	ASSERT_EQ(0, wsx_test_param("nprocs", param, sizeof(param)));
+	EXPECT_EQ(v.nprocs, strtoul(param, NULL, 10));
 	EXPECT_EQ(WSX_SUBMIT_MAX, v.submit_max);
 	EXPECT_EQ(WSX_WAIT_MAX, v.wait_max);
 	for (int i = 0; i < 3; i++)

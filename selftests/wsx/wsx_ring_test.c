@@ -70,7 +70,7 @@ TEST(setup_bad_arguments)
 	BAD("flags", p.flags = 2, -EINVAL);
 	BAD("reserved0", p.reserved0 = 1, -EINVAL);
 	BAD("reserved[2]", p.reserved[2] = 1, -EINVAL);
-	BAD("sq 2^31", p.sq_entries = 1U << 31, -EINVAL);
+	BAD("sq 2^31", p.sq_entries = 1U << 31, -E2BIG);
 	BAD("sq over the limit", p.sq_entries = 2 * strtoul(max, NULL, 10),
 	    -E2BIG);
 	BAD("cq over the limit", p.cq_entries = 2 * strtoul(max, NULL, 10),
@@ -83,6 +83,43 @@ TEST(setup_bad_arguments)
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				   MAP_SHARED, fd, 0));
 	EXPECT_EQ(ENXIO, errno);
+	close(fd);
+}
+
+/*
+ * An SQ at the limit with the default CQ: the CQ as large; at the default
+ * ring_max_entries, and at one that is no power of two (written, then
+ * restored), where the limit for both is the power of two below it.
+ */
+TEST(setup_sq_at_the_limit_default_cq)
+{
+	static const unsigned long limits[] = { 0, 20000 };
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+	char max[32], set[32];
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_test_param("ring_max_entries", max, sizeof(max)));
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		unsigned long n = limits[i] ?: strtoul(max, NULL, 10);
+		unsigned long pow2 = 1;
+
+		if (limits[i]) {
+			snprintf(set, sizeof(set), "%lu", limits[i]);
+			ASSERT_EQ(0, wsx_test_param_set("ring_max_entries", set));
+		}
+		while (pow2 * 2 <= n && pow2 < 65536)
+			pow2 *= 2;
+		EXPECT_EQ(0, wsx_tring_setup(&t, fd, pow2, 0)) {
+			TH_LOG("ring_max_entries %lu, sq %lu", n, pow2);
+		}
+		EXPECT_EQ(pow2, t.p.cq_entries);
+		wsx_tring_unmap(&t);
+		close(fd);
+		fd = wsx_test_open();
+		ASSERT_LE(0, fd);
+	}
+	ASSERT_EQ(0, wsx_test_param_set("ring_max_entries", max));
 	close(fd);
 }
 

@@ -294,8 +294,8 @@ struct wsx_wait {
  * @sq_entries:	in: SQ entries, a power of two, 1 .. module parameter
  *		ring_max_entries (default 16384)
  * @cq_entries:	in: CQ entries (= most items in flight), a power of two,
- *		@sq_entries .. ring_max_entries; 0 = 2 x @sq_entries
- *		(out: the value used)
+ *		@sq_entries .. ring_max_entries; 0 = 2 x @sq_entries,
+ *		at most ring_max_entries (out: the value used)
  * @flags:	in: WSX_RING_* flags
  * @reserved0:	zero
  * @mmap_size:	out: the length to mmap at WSX_RING_MMAP_OFF

@@ -289,10 +289,14 @@ static int fake_ring_setup(int fd, struct wsx_ring_setup *p)
 	if ((p->flags & ~WSX_RING_SQ_PICKUP) || p->reserved0 ||
 	    p->reserved[0] || p->reserved[1] || p->reserved[2])
 		return -EINVAL;
+	/* as the module's wsx_rings_check(), at ring_max_entries 16384 */
+	if (!pow2(p->sq_entries))
+		return -EINVAL;
+	if (p->sq_entries > 16384)
+		return -E2BIG;
 	if (!p->cq_entries)
-		p->cq_entries = 2 * p->sq_entries;
-	if (!pow2(p->sq_entries) || !pow2(p->cq_entries) ||
-	    p->cq_entries < p->sq_entries)
+		p->cq_entries = p->sq_entries < 8192 ? 2 * p->sq_entries : 16384;
+	if (!pow2(p->cq_entries) || p->cq_entries < p->sq_entries)
 		return -EINVAL;
 	if (p->cq_entries > 16384)
 		return -E2BIG;

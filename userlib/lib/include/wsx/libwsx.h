@@ -168,7 +168,7 @@ struct wsx_ring;
  * @sq_entries:	SQ entries, a power of two, at most the module parameter
  *		ring_max_entries (default 16384)
  * @cq_entries:	CQ entries, a power of two from @sq_entries up to the same
- *		bound, or 0 for 2 x @sq_entries: the most items in flight
+ *		bound, or 0 for 2 x @sq_entries within the bound: the most items in flight
  *		plus records unread
  * @flags:	0, or WSX_RING_SQ_PICKUP: the executor's threads take new
  *		requests from the SQ themselves whenever they run out of
