@@ -18,6 +18,7 @@
 
 #include "ops.h"
 #include "sched.h"
+#include "source.h"
 #include "wsx_internal.h"
 
 static unsigned int nprocs;
@@ -132,6 +133,9 @@ static int __init wsx_init(void)
 		return ret;
 	if (!stats)
 		static_branch_disable(&wsx_stats_on);
+	ret = wsx_sources_check();
+	if (ret)
+		return ret;
 	ret = wsx_ops_init();
 	if (ret)
 		return ret;

@@ -77,15 +77,27 @@
  *     every record after the same full barrier; wsx_poll() takes its own
  *     full barrier after joining the queue, before it looks the rings up.
  *
- * Pick-up (WSX_RING_SQ_PICKUP; models/sqpickup.pml): such rings are on an
- *     RCU list that an M with nothing to run walks before it parks
- *     (wsx_rings_pickup_find()).  It skips a ring marked pickup_blocked or
- *     pickup_missed.  For a ring whose SQ holds entries it returns the
- *     ring, and the M consumes them (wsx_rings_pickup_one()); for the
- *     others it sets WSX_SQ_NEED_ENTER, takes a full barrier and loads the
- *     SQ tail again.  Userspace stores the tail, takes a full barrier and
+ * Pick-up (WSX_RING_SQ_PICKUP; models/sqpickup.pml): the rings are a work
+ *     source of the scheduler (source.h, wsx_rings_source).  Such rings
+ *     are on an RCU list that an M with nothing to run walks before it
+ *     parks (wsx_rings_pickup_find()).  It skips a ring marked
+ *     pickup_blocked or pickup_missed.  Of the rings whose SQ holds
+ *     entries it returns the one the Ms chose least recently (below), and
+ *     the M consumes up to WSX_SOURCE_BUDGET entries
+ *     (wsx_rings_pickup_one()).  When none holds entries, it sets
+ *     WSX_SQ_NEED_ENTER on each, takes a full barrier and loads the SQ
+ *     tail again.  Userspace stores the tail, takes a full barrier and
  *     loads the flag.  Either the M sees the new tail or userspace sees the
  *     flag and calls ENTER: no entry is left behind while every M sleeps.
+ *
+ *     The order (models/pickup_order.pml): every choice of a ring stamps
+ *     it with the next value of wsx_pickup_clock (served), and the walk
+ *     chooses, among the rings with entries, the oldest stamp.  So an
+ *     entry pushed into a ring whose flag is clear is taken within
+ *     (rings with entries - 1) + (Ms walking at once - 1) choices by the
+ *     Ms, each of at most WSX_SOURCE_BUDGET entries of another ring,
+ *     however another session floods its SQ.  The stamps are read
+ *     racily: a hint for the order, not part of the handshake.
  *
  *     Invariant: while the flag is clear, an M that will walk the list
  *     again before it parks exists, or the holder of sq_lock will look at
@@ -101,12 +113,25 @@
  *     writer of a clear flag tests pickup_blocked under the lock first.
  *     If it consumed nothing for lack of entries (a consumer was first),
  *     it sets the flag again, with the same full barrier, and the next
- *     walk loads the tail.  An M whose P goes offline takes its last walk
- *     before it stops (wsx_m_stop_p(), until a walk finds no entries), as
- *     it cannot hand the walk on: wsx_wakep() wakes nobody while no P is
- *     idle or an M spins.  Writers of the flag: the walk (set, without the
- *     lock), pickup_one and the take-over (under sq_lock); a stray set
- *     only costs an ENTER.
+ *     walk loads the tail.
+ *
+ *     An M whose P goes offline cannot hand the walk on (wsx_wakep() wakes
+ *     nobody while no P is idle or an M spins): before it stops it
+ *     abandons the rings (wsx_rings_abandon()), one pass, bounded by the
+ *     rings listed when it begins and their SQs' sizes, however fast a
+ *     user pushes.  For each ring not blocked nor chosen since the pass
+ *     began (by an M that walks again), stamped as it is visited: it
+ *     tries sq_lock as a pick-up does (when taken, the holder looks);
+ *     under it, unless blocked, it announces (the flag set, full barrier)
+ *     and then consumes once, as an M (a CRC32C entry or a full CQ blocks
+ *     the ring); the flag stays set, so what the user pushes afterwards it
+ *     ENTERs, and pickup_missed is owed nothing: it is cleared under the
+ *     lock, as the take-over does (below).  Rings set up after the pass
+ *     began are stamped after it, with their flag set, and skipped.
+ *
+ *     Writers of the flag: the walk (set, without the lock), pickup_one,
+ *     the abandon pass and the take-over (under sq_lock); a stray set only
+ *     costs an ENTER.
  *
  *     An M never sleeps on sq_lock: ENTER holds it while it pins a CRC32C
  *     entry's pages, which takes as long as the user's page faults take.
@@ -146,10 +171,10 @@
  *     cq_lock once so that the last poster has left, then frees.
  *
  * Field tags: I = set up before the rings are published; S = under
- * sq_lock; C = under cq_lock; W = under wait_lock; A = atomic (llist);
- * M = the pick-up's missed handshake ("Pick-up": set without a lock by a
- * failed try of sq_lock, cleared by xchg() after an unlock of sq_lock, or
- * under it at the end of a take-over).
+ * sq_lock; C = under cq_lock; W = under wait_lock; A = atomic (llist,
+ * atomic64); M = the pick-up's missed handshake ("Pick-up": set without a
+ * lock by a failed try of sq_lock, cleared by xchg() after an unlock of
+ * sq_lock, or under it at the end of a take-over or an abandon).
  */
 #include <linux/completion.h>
 #include <linux/llist.h>
@@ -168,15 +193,13 @@
 
 #include "fault.h"
 #include "ops.h"
+#include "source.h"
 #include "wsx_internal.h"
 
 /* Most entries of either ring, whatever the module parameter says. */
 #define WSX_RING_ENTRIES_LIMIT	65536U
 /* Entries ENTER consumes between two checks for a fatal signal. */
 #define WSX_ENTER_RESCHED	64
-/* Most entries an M consumes at one pick-up. */
-#define WSX_PICKUP_BATCH	256
-
 unsigned int wsx_ring_max_entries = 16384;
 
 /*
@@ -225,6 +248,8 @@ struct wsx_rings {
 	struct list_head pickup_node;		/* on wsx_pickup_rings */
 	refcount_t refs;			/* the list's, and Ms' */
 	struct completion unref;		/* refs dropped to 0 */
+	/* A: the pick-up clock when an M last chose the rings ("Pick-up") */
+	atomic64_t served;
 
 	struct mutex sq_lock;			/* the S: fields */
 	u32 sq_head_k;			/* S, read racily by the walk */
@@ -247,6 +272,8 @@ struct wsx_rings {
 /* Rings of WSX_RING_SQ_PICKUP sessions: under RCU, written under the lock. */
 static LIST_HEAD(wsx_pickup_rings);
 static DEFINE_SPINLOCK(wsx_pickup_lock);
+/* Counts the Ms' choices of pick-up rings: see "Pick-up", the order. */
+static atomic64_t wsx_pickup_clock = ATOMIC64_INIT(0);
 
 /* ---- the CQ ------------------------------------------------------------ */
 
@@ -550,48 +577,96 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 	return ret;
 }
 
-/* ---- pick-up by the Ms -------------------------------------------------- */
+/* ---- pick-up by the Ms: the rings as a work source (source.h) ---------- */
 
-/**
- * wsx_rings_pickup_find - an M with nothing to run, before it parks: find
- * a WSX_RING_SQ_PICKUP session whose SQ holds entries, announcing the others
- *
- * Return: the rings, with a reference that wsx_rings_pickup_one() drops,
- * or NULL once every session was announced (or is blocked).
+/* The Ms skip @r: blocked (the flag is set, ENTER will come), or missed
+ * (sq_lock's holder will look).
  */
-struct wsx_rings *wsx_rings_pickup_find(void)
+static bool wsx_rings_pickup_skip(struct wsx_rings *r)
+{
+	return READ_ONCE(r->pickup_blocked) || READ_ONCE(r->pickup_missed);
+}
+
+/* An M chose @r: the newest stamp of the pick-up clock. */
+static void wsx_rings_stamp(struct wsx_rings *r)
+{
+	atomic64_set(&r->served, atomic64_inc_return(&wsx_pickup_clock));
+}
+
+/* Drop an M's reference on @r (wsx_rings_quiesce() may wait for it). */
+static void wsx_rings_unref(struct wsx_rings *r)
+{
+	if (refcount_dec_and_test(&r->refs))
+		complete(&r->unref);
+}
+
+/* Take an M's reference on @r, found on the list under RCU. */
+static struct wsx_rings *wsx_rings_ref(struct wsx_rings *r)
+{
+	/* never 0 while listed or a grace period from it (quiesce) */
+	if (WARN_ON_ONCE(!refcount_inc_not_zero(&r->refs)))
+		return NULL;
+	return r;
+}
+
+/* Is a pick-up ring listed?  Racy: source.h's cheap guard. */
+static bool wsx_rings_source_pending(void)
+{
+	return !list_empty(&wsx_pickup_rings);
+}
+
+/*
+ * wsx_rings_pickup_find - an M with nothing to run, before it parks: the
+ * WSX_RING_SQ_PICKUP session whose SQ holds entries and that the Ms chose
+ * least recently; when none holds entries, announce each (see "Pick-up").
+ * Returns the rings, with a reference that wsx_rings_pickup_one() drops,
+ * or NULL once every session was announced (or is skipped).
+ */
+static void *wsx_rings_pickup_find(void)
 {
 	struct wsx_rings *r, *found = NULL;
+	s64 oldest = 0;
 
-	if (list_empty(&wsx_pickup_rings))
-		return NULL;
 	rcu_read_lock();
 	list_for_each_entry_rcu(r, &wsx_pickup_rings, pickup_node) {
-		if (READ_ONCE(r->pickup_blocked))
-			continue;	/* the flag is set: ENTER will come */
-		if (READ_ONCE(r->pickup_missed))
-			continue;	/* sq_lock's holder will look */
-		if ((wsx_rings_sq_pending(r) || wsx_rings_announce(r)) &&
-		    refcount_inc_not_zero(&r->refs)) {
+		s64 served = atomic64_read(&r->served);
+
+		if (wsx_rings_pickup_skip(r) || !wsx_rings_sq_pending(r))
+			continue;
+		if (!found || served < oldest) {
 			found = r;
-			break;
+			oldest = served;
 		}
+	}
+	if (!found) {
+		list_for_each_entry_rcu(r, &wsx_pickup_rings, pickup_node) {
+			if (!wsx_rings_pickup_skip(r) && wsx_rings_announce(r)) {
+				found = r;
+				break;
+			}
+		}
+	}
+	if (found) {
+		found = wsx_rings_ref(found);
+		if (found)
+			wsx_rings_stamp(found);
 	}
 	rcu_read_unlock();
 	return found;
 }
 
-/**
- * wsx_rings_pickup_one - consume what the SQ of @r holds, as ENTER would
- * @r:		from wsx_rings_pickup_find(); its reference is dropped
- *
- * See "Pick-up".  The caller walks again before it parks.  What it cannot
- * consume (a full CQ, bad indices, a CRC32C entry) it leaves to ENTER, with
- * the flag set; the Ms skip @r until the next ENTER.  It never sleeps on
- * sq_lock: when the lock is taken, the ring is left to its holder.
+/*
+ * wsx_rings_pickup_one - consume up to @budget entries of the SQ of @work
+ * (the rings from wsx_rings_pickup_find(), whose reference it drops), as
+ * ENTER would.  See "Pick-up".  The caller looks again before it parks.
+ * What it cannot consume (a full CQ, bad indices, a CRC32C entry) it
+ * leaves to ENTER, with the flag set; the Ms skip the rings until the next
+ * ENTER.  It never sleeps on sq_lock: when the lock is taken, the rings
+ * are left to its holder.
  */
-void wsx_rings_pickup_one(struct wsx_rings *r)
+static void wsx_rings_pickup_one(void *work, unsigned int budget)
 {
+	struct wsx_rings *r = work;
 	u32 submitted = 0;
 	s32 error = 0;
 
@@ -603,8 +678,7 @@ void wsx_rings_pickup_one(struct wsx_rings *r)
 		goto out;
 	/* this M walks again before it parks: userspace need not enter */
 	WRITE_ONCE(r->hdr->sq_flags, 0);
-	if (wsx_rings_consume(r, WSX_PICKUP_BATCH, WSX_BY_M, &submitted,
-			      &error) ||
+	if (wsx_rings_consume(r, budget, WSX_BY_M, &submitted, &error) ||
 	    error) {
 		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
 		WRITE_ONCE(r->pickup_blocked, true);
@@ -616,9 +690,79 @@ out:
 	/* what another M missed meanwhile, this one sees: it walks again */
 	wsx_rings_unlock_sq(r);
 unref:
-	if (refcount_dec_and_test(&r->refs))
-		complete(&r->unref);
+	wsx_rings_unref(r);
 }
+
+/*
+ * The next rings for wsx_rings_abandon()'s pass that began at @pass: one
+ * not blocked and not chosen since (by this pass, or by an M that walks
+ * again), with a reference and stamped; NULL when none is left.
+ */
+static struct wsx_rings *wsx_rings_abandon_next(s64 pass)
+{
+	struct wsx_rings *r, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(r, &wsx_pickup_rings, pickup_node) {
+		if (READ_ONCE(r->pickup_blocked) ||
+		    atomic64_read(&r->served) >= pass)
+			continue;
+		found = wsx_rings_ref(r);
+		if (found) {
+			wsx_rings_stamp(found);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * One ring of wsx_rings_abandon(): announce, then consume once as an M
+ * does; the flag stays set, so "missed" is owed nothing (as in the
+ * take-over).  When sq_lock is taken, its holder looks.
+ */
+static void wsx_rings_abandon_one(struct wsx_rings *r)
+{
+	u32 submitted = 0;
+	s32 error = 0;
+
+	if (!wsx_rings_trylock_sq(r))
+		goto unref;	/* the holder will look */
+	if (!r->pickup_blocked) {
+		wsx_rings_announce(r);
+		if (wsx_rings_consume(r, r->sq_entries, WSX_BY_M, &submitted,
+				      &error) || error)
+			WRITE_ONCE(r->pickup_blocked, true);
+	}
+	WRITE_ONCE(r->pickup_missed, 0);
+	mutex_unlock(&r->sq_lock);
+unref:
+	wsx_rings_unref(r);
+}
+
+/*
+ * wsx_rings_abandon - an M whose P goes offline, before it stops: one
+ * pass over the pick-up rings (see "Pick-up"), each consumed at most once
+ * and left with the flag set.  Rings set up after the pass began are
+ * stamped after it, with the flag set, and are not visited.
+ */
+static void wsx_rings_abandon(void)
+{
+	s64 pass = atomic64_inc_return(&wsx_pickup_clock);
+	struct wsx_rings *r;
+
+	while ((r = wsx_rings_abandon_next(pass)))
+		wsx_rings_abandon_one(r);
+}
+
+const struct wsx_source wsx_rings_source = {
+	.name		= "rings",
+	.pending	= wsx_rings_source_pending,
+	.find		= wsx_rings_pickup_find,
+	.take		= wsx_rings_pickup_one,
+	.abandon	= wsx_rings_abandon,
+};
 
 /* ---- ENTER: waiting ----------------------------------------------------- */
 
@@ -803,6 +947,8 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 		r->hdr->sq_flags = WSX_SQ_NEED_ENTER;
 		refcount_set(&r->refs, 1);
 		init_completion(&r->unref);
+		/* a pass of wsx_rings_abandon() begun before skips it */
+		atomic64_set(&r->served, atomic64_read(&wsx_pickup_clock));
 		r->listed = true;
 		spin_lock(&wsx_pickup_lock);
 		list_add_tail_rcu(&r->pickup_node, &wsx_pickup_rings);

@@ -160,6 +160,7 @@
 
 #include "fault.h"
 #include "sched.h"
+#include "source.h"
 #include "wsx_internal.h"
 #include "wsx_order.h"
 #include "wsx_trace.h"
@@ -1023,22 +1024,19 @@ static void wsx_p_drain(struct wsx_p *p)
  */
 static bool wsx_m_stop_p(struct wsx_m *m)
 {
-	struct wsx_rings *rings;
 	struct wsx_p *p = m->p;
 
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
 	/*
-	 * A pick-up M walks the rings again before it parks; this one will
-	 * not come back, and cannot hand the walk on (wsx_wakep() wakes
+	 * A source may rely on this M to look again before it parks; it will
+	 * not come back, and cannot hand the look on (wsx_wakep() wakes
 	 * nobody while no P is idle or an M spins, and a parker looks at its
-	 * queues, not the rings): its last walk, now.  want_online is false
-	 * already, so what it consumes goes to the global queue or to other
-	 * Ps (rings.c, "Pick-up"; models/sqpickup.pml).  Unbounded while a
-	 * user keeps the SQ fed: a known gap, see models/README.md.
+	 * queues, not the sources): each source is abandoned, a bounded step
+	 * (source.h).  want_online is false already, so what a source
+	 * queues meanwhile goes to the global queue or to other Ps.
 	 */
-	while ((rings = wsx_rings_pickup_find()))
-		wsx_rings_pickup_one(rings);
+	wsx_sources_abandon();
 	/*
 	 * A submitter that saw want_online still true may be adding to the
 	 * inbox: let it finish (it does so under rcu_read_lock()) before the
@@ -1069,7 +1067,7 @@ static bool wsx_m_stop_p(struct wsx_m *m)
  */
 static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 {
-	struct wsx_rings *rings;
+	struct wsx_source_work found;
 	struct wsx_item *item;
 	struct wsx_p *p;
 
@@ -1105,18 +1103,16 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 			if (item)
 				return item;
 		}
-		/* the SQs of userspace rings in pick-up mode (rings.c) */
-		rings = wsx_rings_pickup_find();
-		if (rings) {
+		/* the work sources (source.h), as Go's poller last */
+		if (wsx_sources_find(&found)) {
 			/*
 			 * Work found: hand spinning on, as wsx_execute()
-			 * does, before this M consumes (it never sleeps on
-			 * the SQ's lock: rings.c, "Pick-up")
+			 * does, before the source queues it
 			 */
 			if (m->spinning)
 				wsx_m_reset_spinning(m);
-			wsx_rings_pickup_one(rings);
-			continue;	/* walks again before it parks */
+			wsx_sources_take(&found);
+			continue;	/* looks again before it parks */
 		}
 		wsx_m_park(m);
 	}

@@ -47,8 +47,6 @@ void wsx_rings_destroy(struct wsx_rings *r);
 long wsx_rings_enter(struct wsx_rings *r, struct wsx_enter *e);
 int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma);
 bool wsx_rings_poll(struct wsx_rings *r);
-struct wsx_rings *wsx_rings_pickup_find(void);
-void wsx_rings_pickup_one(struct wsx_rings *r);
 
 /* stats.c: /sys/kernel/debug/wsx/ */
 void wsx_debugfs_init(void);

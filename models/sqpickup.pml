@@ -36,15 +36,22 @@
  *         an ENTER.  Nothing consumed and no error (another consumer was
  *         first): set the flag again (F4).  Then back to the loop, which
  *         looks again before parking.
- *   M whose P goes offline: before it stops it takes the walk one last
- *         time, and pick-ups until a walk finds no entries (F4): it cannot
- *         hand the walk on, since wsx_wakep() wakes nobody while no P is
- *         idle or an M spins, and a parker rechecks its queues, not the
- *         rings.  Parking: the P's idle count (npidle), the recheck of
- *         the queues, then the sleep.
+ *   M whose P goes offline: it cannot hand the walk on (F4), since
+ *         wsx_wakep() wakes nobody while no P is idle or an M spins, and a
+ *         parker rechecks its queues, not the rings; so before it stops it
+ *         abandons the ring, one pass whatever the user pushes (issue 20,
+ *         finding 6; wsx_rings_abandon()): skip it if blocked; try sq_lock
+ *         as above (if taken, the holder looks); under it, unless blocked,
+ *         announce (set the flag, full barrier), then consume once, as far
+ *         as the CQ has room (a full CQ blocks the ring as in a pick-up);
+ *         the flag stays set, so what the user pushes afterwards it
+ *         ENTERs itself, and "missed" is owed nothing: cleared under the
+ *         lock, as the take-over does.  Parking: the P's idle count
+ *         (npidle), the recheck of the queues, then the sleep.
  *
- * Checked (scripts/check-models): an entry the user leaves in the SQ is
- * always consumed, and every record read: the user, having pushed N
+ * Checked (scripts/check-models): a stopping M consumes at most once
+ * (the bound of its last pass: one ring here); an entry the user leaves
+ * in the SQ is always consumed, and every record read: the user, having pushed N
  * entries, polls as above until it has read N records, and never calls
  * ENTER otherwise; a stranded entry is an invalid end state (every M
  * parked or offline, the user with nothing to do).  The consumers (ENTER
@@ -68,6 +75,14 @@
  *              the user wants); every M sleeps on the lock, the other
  *              session's item never runs: the engine is stalled (an
  *              invalid end state).
+ *   BUG_ABANDON 0b3258a (issue 20, finding 6): the stopping M walks and
+ *              picks up until a walk finds no entries, as long as the user
+ *              keeps pushing: the assertion that a stopping M consumes at
+ *              most once fails.
+ *   BUG_ABANDON_CLEAR a pass that is bounded but consumes as a pick-up
+ *              does (the flag cleared, no announce) and stops: an entry
+ *              pushed after its consume, the user seeing the flag clear,
+ *              stays while every M is parked.
  *   BUG_MISS   (-DTWO) the M tries the lock and leaves when it is taken, but
  *              hands nothing over: an ENTER that consumed before the user's other
  *              thread pushed an entry with the flag clear unlocks, and the
@@ -258,7 +273,7 @@ proctype other()
 
 proctype m(byte id)
 {
-	byte n;
+	byte n, spicks;
 	bool busy, stopping, got;
 
 end:	do
@@ -277,7 +292,13 @@ end:	do
 		break				/* wakes nobody */
 #endif
 	:: stopping || (work == 0 && owork == 0) ->
-		/* before parking (or stopping): the walk, without the lock */
+#ifndef BUG_ABANDON
+		if
+		:: stopping -> goto abandon
+		:: else
+		fi;
+#endif
+		/* before parking: the walk, without the lock */
 		if
 		:: blocked -> goto end_park
 #ifndef BUG_SLEEP
@@ -314,6 +335,10 @@ end:	do
 		need_enter = false;	/* this M comes back before parking */
 		consume(n, busy);
 		if
+		:: stopping -> spicks++; assert(spicks <= 1)
+		:: else
+		fi;
+		if
 		:: busy ->
 			need_enter = true;
 			blocked = true
@@ -328,6 +353,35 @@ end:	do
 		unlock(sq_lock);
 		missed = false;	/* full barrier, then "missed": it walks again */
 		goto again;
+abandon:	/* wsx_rings_abandon(): one pass, the flag left set */
+		if
+		:: blocked -> break	/* the flag is set: ENTER will come */
+		:: else
+		fi;
+		m_trylock(got);
+		if
+		:: !got -> break	/* the holder looks */
+		:: else
+		fi;
+		if
+		:: !blocked ->
+#ifdef BUG_ABANDON_CLEAR
+			need_enter = false;
+#else
+			need_enter = true;	/* the announce: full barrier */
+#endif
+			consume(n, busy);
+			spicks++;
+			assert(spicks <= 1);
+			if
+			:: busy -> need_enter = true; blocked = true
+			:: else
+			fi
+		:: else
+		fi;
+		missed = false;		/* under the lock: owed nothing */
+		unlock(sq_lock);
+		break;
 end_park:	if
 		:: stopping -> break	/* drains its P's queue and stops */
 		:: else

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx: the table of work sources, and the scheduler's calls over it (the
+ * contract is in source.h).
+ */
+#include <linux/bug.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/printk.h>
+
+#include "source.h"
+
+/* Every source, in the order an M asks them. */
+static const struct wsx_source *const wsx_sources[] = {
+	&wsx_rings_source,	/* the SQs of WSX_RING_SQ_PICKUP sessions */
+};
+
+/**
+ * wsx_sources_check - at module load: every source implements the whole
+ * contract
+ *
+ * Return: 0, or -EINVAL (said in the log) for a source that lacks a call.
+ */
+int wsx_sources_check(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wsx_sources); i++) {
+		const struct wsx_source *src = wsx_sources[i];
+
+		if (!src->name || !src->pending || !src->find || !src->take ||
+		    !src->abandon) {
+			pr_err("work source %u (%s) lacks a call of the contract\n",
+			       i, src->name ?: "unnamed");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/**
+ * wsx_sources_find - an M about to park: the first source with work
+ * @w:		filled with the source and its token when found
+ *
+ * Return: true when @w holds work for wsx_sources_take(); false when no
+ * source has any and each has made sure nobody relies on this M.
+ */
+bool wsx_sources_find(struct wsx_source_work *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wsx_sources); i++) {
+		const struct wsx_source *src = wsx_sources[i];
+
+		if (!src->pending())
+			continue;
+		w->work = src->find();
+		if (w->work) {
+			w->src = src;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * wsx_sources_take - consume what wsx_sources_find() found
+ * @w:		from wsx_sources_find()
+ *
+ * The caller has handed spinning on and looks at its queues, then at the
+ * sources, again before it parks.
+ */
+void wsx_sources_take(const struct wsx_source_work *w)
+{
+	w->src->take(w->work, WSX_SOURCE_BUDGET);
+}
+
+/**
+ * wsx_sources_abandon - an M whose P goes offline, before it stops: no
+ * source relies on it any more
+ */
+void wsx_sources_abandon(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wsx_sources); i++)
+		wsx_sources[i]->abandon();
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Work sources: work that reaches the scheduler other than through its
+ * queues, which an M with nothing to run looks for before it parks.
+ *
+ * Go's scheduler knows its network poller only through a contract: in
+ * findRunnable, after the run queues and stealing came up empty, a cheap
+ * test of whether anything waits on the poller, then a poll that returns
+ * the work it found.  wsx's scheduler knows its sources the same way and
+ * nothing else of them: sched.c names no ring, session or op.  The
+ * sources are the table of source.c, fixed at build time (as io_uring's
+ * op table is) and checked when the module loads; each is a struct
+ * wsx_source, and the scheduler owns the contract below.
+ *
+ * The contract.  An M that holds a P, found its queues empty and
+ * stealing fruitless, and is about to park, calls for each source:
+ *
+ *   pending()  a cheap, racy guard: false only when find() would find
+ *              nothing and nobody relies on an M to look (it costs
+ *              nothing when a source has no users).
+ *   find()     look for work, without sleeping and without waiting for
+ *              anything a user controls (a lock a user can hold: try it,
+ *              never sleep on it).  Returns a token for take(), holding
+ *              whatever reference take() needs, or NULL when the source
+ *              has nothing and has made sure that whoever feeds it later
+ *              either wakes an M or comes itself (the rings: the
+ *              WSX_SQ_NEED_ENTER announce).  find() may announce so; a
+ *              NULL lets the M park.
+ *   take()     consume the work find() found, at most @budget units, in
+ *              process context (it may cond_resched(); it may sleep only
+ *              on what no user holds long), queueing items through the
+ *              usual submission paths, which wake Ms as any submission
+ *              does.  The M has handed spinning on before (so those
+ *              wakeups are not swallowed) and comes back to its queues,
+ *              then to find() again, before it parks: a source may rely
+ *              on that second look.
+ *   abandon()  the M's P is going offline; it will not look again and
+ *              cannot hand the look on (no P idle may be left to wake).
+ *              The source makes sure nobody relies on this M any more
+ *              (the rings: the flag set on every ring), consuming what it
+ *              must, bounded by what the source holds when abandon()
+ *              starts, never by how fast its users feed it.
+ *
+ * Fairness among a source's users is the source's (the rings serve the
+ * least recently served first); the sources are asked in table order.
+ */
+#ifndef _WSX_SOURCE_H
+#define _WSX_SOURCE_H
+
+#include <linux/types.h>
+
+/* Most units a take() consumes at once (entries of a ring). */
+#define WSX_SOURCE_BUDGET	256
+
+struct wsx_source {
+	const char *name;
+	bool (*pending)(void);
+	void *(*find)(void);
+	void (*take)(void *work, unsigned int budget);
+	void (*abandon)(void);
+};
+
+/* What wsx_sources_find() found: a source and its token. */
+struct wsx_source_work {
+	const struct wsx_source *src;
+	void *work;
+};
+
+int wsx_sources_check(void);
+bool wsx_sources_find(struct wsx_source_work *w);
+void wsx_sources_take(const struct wsx_source_work *w);
+void wsx_sources_abandon(void);
+
+/* The sources (source.c's table) */
+extern const struct wsx_source wsx_rings_source;
+
+#endif /* _WSX_SOURCE_H */
