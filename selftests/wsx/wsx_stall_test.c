@@ -18,6 +18,43 @@
  * pushed during the hold (flag clear, every M parked).
  * Needs the fault points of a WSX_DEBUG build: a release build says SKIP.
  *
+ * starve: two pick-up sessions, A (set up first: the head of the list of
+ * pick-up rings) flooded by a thread that keeps its SQ non-empty (a
+ * correct user: it reaps, and ENTERs only when WSX_SQ_NEED_ENTER is set),
+ * and B.  Each round B leaves priming SPINs to the Ms whatever its flag
+ * says: the M that takes them clears the flag, and no M walks to set it
+ * again while the SPINs keep every M busy (on TCG a vCPU runs alone for
+ * many ms: a shorter window is never seen from another one).  Then B
+ * pushes one NOP and relies on the Ms while the flag is clear (a round
+ * that finds it set ENTERs, does not count and is redone, at most 4 tries
+ * a round).  The NOP must be consumed, and complete, with at most
+ * STARVE_BOUND(P) of A's entries consumed by the Ms after B's push and
+ * before B's NOP: an order read from the records' queued_ns
+ * (WSX_REQ_TIMESTAMPS), not from this thread's look, which comes late;
+ * A's entries that the feeder's own ENTERs may have taken are left out.
+ * Rings chosen least recently first take B's entry within (rings with
+ * entries - 1) + (Ms walking at once - 1) choices, at most P pick-ups of
+ * WSX_SOURCE_BUDGET (256) entries: the bound is twice that.  A walk
+ * that takes the first pending ring from the head keeps the Ms on A
+ * until A's SQ is found empty or two Ms collide on its sq_lock: tens of
+ * thousands of A's entries.  B's records and the flood's are checked
+ * once each; STARVE_GUARD_S only catches a hang.
+ *
+ * offline_fed: a pick-up session fed by a thread as above while CPU 1
+ * goes offline.  The entries are refused ones (an unknown op: whoever
+ * consumes one posts its record at once, no M need run it), the feeder's
+ * ENTERs submit FED_ENTER at a time (the SQ stays nearly full, so the
+ * stopping M's walk finds entries), and the Ms of the other Ps run SPINs
+ * of another session (none of them walks).  The offline must return while
+ * the feeder still feeds: it pushes FED_AFTER more entries after the
+ * offline returned, within its own FEED_GUARD_S; since no other M walks,
+ * that also needs the stopping M to leave the flag set (an entry left
+ * with the flag clear would wait for the SPINs' end).  Every entry pushed
+ * completes exactly once (user_data identities), CPU 1 comes back.  A
+ * stopping M that walks until it finds no entries keeps the offline
+ * waiting while the feeder keeps up with it.  SKIP when CPU 1 cannot go
+ * offline.
+ *
  * read_only: a file opened read-only cannot queue work or set up rings:
  * SUBMIT, RING_SETUP and ENTER fail with EBADF, VERSION works.
  */
@@ -187,6 +224,427 @@ TEST(stall)
 TEST(stall_offline)
 {
 	stall_run(_metadata, true);
+}
+
+/* ---- a session fed without a pause ------------------------------------ */
+
+#define PICKUP_BATCH	256		/* WSX_SOURCE_BUDGET, kmod/source.h */
+#define FEED_SQ		8192		/* the fed SQ; the CQ holds two of it */
+#define FEED_CQ		16384
+#define FEED_MAX	(1U << 21)	/* entries one feeder pushes at most */
+#define SPIN_MAX_NS	10000000ULL	/* max_item_ns's default */
+#define FEED_NAP_US	1000		/* a full SQ: the feeder leaves the CPU */
+
+struct feeder {
+	struct wsx_tring ring;
+	pthread_t thread;
+	unsigned char *seen;	/* records read, per user_data */
+	unsigned char *entered;	/* maybe consumed by the feeder's ENTER */
+	__u64 *queued_ns;	/* when each was consumed */
+	__u64 guard_ns;		/* feeds at most this long */
+	__u32 pushed;		/* written by the feeder (release) */
+	__u32 reaped;
+	__u64 enters;
+	__u32 op;		/* of every entry */
+	__s32 status;		/* of every record */
+	__u32 enter_max;	/* entries one ENTER submits at most */
+	long ret;		/* 0, or the -errno that stopped it */
+	int stop;		/* set by the test: stop feeding, drain */
+	int stopped;		/* set by the feeder when it stopped feeding */
+	int timed_out;		/* it stopped at guard_ns */
+};
+
+/* A record of the flood: its user_data pushed, read once. */
+static bool feeder_rec(const struct wsx_completion *rec, void *ctx)
+{
+	struct feeder *f = ctx;
+
+	if (rec->user_data >= f->pushed || f->seen[rec->user_data]++ ||
+	    rec->status != f->status)
+		return false;
+	f->queued_ns[rec->user_data] = rec->queued_ns;
+	f->reaped++;
+	return true;
+}
+
+/* Entries of the flood consumed so far (its shared SQ head). */
+static __u32 fed_head(struct feeder *f)
+{
+	return __atomic_load_n(f->ring.sq_head, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Keep the SQ full as a correct user does: reap, push entries while there
+ * is room, ENTER (up to enter_max of them) only when the flag asks for
+ * it.  Then ENTER the rest and read every record.
+ */
+static void *feeder_run(void *arg)
+{
+	struct feeder *f = arg;
+	struct wsx_req req = wsx_test_req(f->op, 0, WSX_PLACE_LOCAL, 0, 0, 0,
+					  0);
+	__u64 end = wsx_test_now_ns() + f->guard_ns;
+	long ret = 0;
+	__u32 n, head;
+
+	req.flags = WSX_REQ_TIMESTAMPS;
+
+	while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
+		if (wsx_test_now_ns() > end || f->pushed >= FEED_MAX) {
+			f->timed_out = 1;
+			break;
+		}
+		ret = wsx_tring_reap(&f->ring, 0, feeder_rec, f);
+		if (ret < 0)
+			goto out;
+		for (req.user_data = f->pushed; req.user_data < FEED_MAX &&
+		     wsx_tring_push(&f->ring, &req); req.user_data++)
+			;
+		/* full: the Ms need a while for the SQ, leave them the CPU */
+		if (req.user_data == f->pushed)
+			usleep(FEED_NAP_US);
+		__atomic_store_n(&f->pushed, req.user_data, __ATOMIC_RELEASE);
+		if (!wsx_tring_picked_up(&f->ring)) {
+			n = wsx_tring_unsubmitted(&f->ring);
+			head = fed_head(f);
+			ret = wsx_tring_enter(&f->ring, n < f->enter_max ?
+					      n : f->enter_max, 0, 0, NULL);
+			if (ret < 0)
+				goto out;
+			f->enters++;
+			/* an M may have taken some of them: marked anyway */
+			for (n = fed_head(f); head != n; head++)
+				f->entered[head] = 1;
+		}
+	}
+	__atomic_store_n(&f->stopped, 1, __ATOMIC_RELEASE);
+	while (f->reaped < f->pushed) {
+		ret = wsx_tring_enter(&f->ring, wsx_tring_unsubmitted(&f->ring),
+				      1, 10000000000LL, NULL);
+		if (ret < 0)
+			goto out;
+		ret = wsx_tring_reap(&f->ring, 0, feeder_rec, f);
+		if (ret < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	f->ret = ret;
+	__atomic_store_n(&f->stopped, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Set up a pick-up ring on @fd and start feeding it entries of @op whose
+ * records say @status, ENTERing at most @enter_max at a time, for @guard_s
+ * at most.
+ */
+static int feeder_start(struct feeder *f, int fd, __u32 op, __s32 status,
+			__u32 enter_max, unsigned int guard_s)
+{
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	ret = wsx_tring_setup_flags(&f->ring, fd, FEED_SQ, FEED_CQ,
+				    WSX_RING_SQ_PICKUP);
+	if (ret)
+		return ret;
+	f->seen = calloc(FEED_MAX, 1);
+	f->entered = calloc(FEED_MAX, 1);
+	f->queued_ns = calloc(FEED_MAX, sizeof(*f->queued_ns));
+	if (!f->seen || !f->entered || !f->queued_ns)
+		return -ENOMEM;
+	f->guard_ns = guard_s * 1000000000ULL;
+	f->enter_max = enter_max;
+	f->op = op;
+	f->status = status;
+	return -pthread_create(&f->thread, NULL, feeder_run, f);
+}
+
+/*
+ * Entries of the flood the Ms consumed after @from_ns and up to @to_ns
+ * (records' queued_ns), once every record was read.
+ */
+static __u32 fed_by_ms(const struct feeder *f, __u64 from_ns, __u64 to_ns)
+{
+	__u32 n = 0;
+
+	for (__u32 i = 0; i < f->pushed; i++)
+		n += !f->entered[i] && f->queued_ns[i] > from_ns &&
+		     f->queued_ns[i] <= to_ns;
+	return n;
+}
+
+/* Stop feeding, wait for every record; true if each came once. */
+static bool feeder_finish(struct feeder *f)
+{
+	bool ok;
+
+	__atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(f->thread, NULL);
+	ok = !f->ret && f->reaped == f->pushed;
+	for (__u32 i = 0; ok && i < f->pushed; i++)
+		ok = f->seen[i] == 1;
+	ksft_print_msg("flood: %u entries pushed, %u records read once each, %llu ENTERs, ret %ld%s\n",
+		       f->pushed, f->reaped, (unsigned long long)f->enters,
+		       f->ret, f->timed_out ? ", stopped by its guard" : "");
+	return ok;
+}
+
+static void feeder_free(struct feeder *f)
+{
+	free(f->seen);
+	free(f->entered);
+	free(f->queued_ns);
+	wsx_tring_unmap(&f->ring);
+}
+
+/* The longest SPIN there is, at most SPIN_MAX_NS; 0 when unknown. */
+static __u64 spin_ns(void)
+{
+	char param[32];
+	__u64 ns;
+
+	if (wsx_test_param("max_item_ns", param, sizeof(param)))
+		return 0;
+	ns = strtoull(param, NULL, 10);
+	return ns < SPIN_MAX_NS ? ns : SPIN_MAX_NS;
+}
+
+#define STARVE_BOUND(p)	(2 * (p) * PICKUP_BATCH)
+#define STARVE_GUARD_S	20
+#define STARVE_ROUNDS	16
+#define STARVE_SQ	64		/* B's SQ: the priming SPINs and a NOP */
+
+/*
+ * Has B got where the round waits for: its flag clear (@prime) or its
+ * @id entries consumed?
+ */
+static bool starve_done(struct wsx_tring *b, __u32 id, bool prime)
+{
+	return (prime && !(__atomic_load_n(b->sq_flags, __ATOMIC_ACQUIRE) &
+			   WSX_SQ_NEED_ENTER)) ||
+	       __atomic_load_n(b->sq_head, __ATOMIC_ACQUIRE) == id;
+}
+
+/*
+ * Wait without ENTER until starve_done() or the guard passed.  Returns
+ * the flood's entries consumed since @a0 (by the Ms or its ENTERs).
+ */
+static __u32 starve_wait(struct feeder *a, struct wsx_tring *b, __u32 id,
+			 bool prime, __u32 a0, __u64 end)
+{
+	while (!starve_done(b, id, prime) && wsx_test_now_ns() < end)
+		;
+	return fed_head(a) - a0;
+}
+
+/* A record of B's round: user_data in [lo, hi), summed; the last's time. */
+struct starve_recs {
+	__u32 lo, hi;
+	__u64 sum, queued_ns;
+};
+
+static bool starve_rec(const struct wsx_completion *rec, void *ctx)
+{
+	struct starve_recs *r = ctx;
+
+	r->sum += rec->user_data;
+	if (rec->user_data == r->hi - 1)
+		r->queued_ns = rec->queued_ns;
+	return rec->user_data >= r->lo && rec->user_data < r->hi &&
+	       !rec->status;
+}
+
+TEST(starve)
+{
+	int fd_a = wsx_test_open(), fd_b = wsx_test_open(), nprocs, i;
+	__u32 id = 0, a0, n, n_max = 0, prime_max = 0, bound, spins;
+	int rounds = wsx_test_scaled(STARVE_ROUNDS, 2), counted = 0, over = 0;
+	__u64 pushed_ns[STARVE_ROUNDS], taken_ns[STARVE_ROUNDS];
+	struct wsx_req req;
+	bool relied;
+	int tries;
+	struct starve_recs recs;
+	struct wsx_tring b;
+	struct feeder a;
+	__u64 end, spin;
+	bool ok = true;
+
+	ASSERT_LE(0, fd_a);
+	ASSERT_LE(0, fd_b);
+	nprocs = wsx_test_nprocs(fd_a);
+	ASSERT_LT(0, nprocs);
+	spin = spin_ns();
+	ASSERT_LT(0, spin);
+	spins = 16 * nprocs < STARVE_SQ - 1 ? 16 * nprocs : STARVE_SQ - 1;
+	bound = STARVE_BOUND(nprocs);
+	/* A first: the head of the list of pick-up rings */
+	ASSERT_EQ(0, feeder_start(&a, fd_a, WSX_OP_NOP, 0, FEED_SQ,
+				  STARVE_GUARD_S + 5));
+	ASSERT_EQ(0, wsx_tring_setup_flags(&b, fd_b, STARVE_SQ, 2 * STARVE_SQ,
+					   WSX_RING_SQ_PICKUP));
+	end = wsx_test_now_ns() + STARVE_GUARD_S * 1000000000ULL;
+	for (tries = 0; ok && counted < rounds && tries < 4 * rounds;) {
+		tries++;
+		/*
+		 * The priming SPINs, left to the Ms whatever the flag says:
+		 * the M that takes them clears the flag, and no M walks to
+		 * set it again while the SPINs keep every M busy (a window
+		 * longer than TCG runs one vCPU).  B's NOP follows as soon
+		 * as B sees the flag clear.
+		 */
+		a0 = fed_head(&a);
+		recs.lo = id;
+		for (i = 0; i < spins; i++)
+			push_req(&b, wsx_test_req(WSX_OP_SPIN, id++,
+						  WSX_PLACE_LOCAL, 0, spin,
+						  0, 0));
+		n = starve_wait(&a, &b, id, true, a0, end);
+		prime_max = n > prime_max ? n : prime_max;
+		if (!starve_done(&b, id, true)) {
+			ksft_print_msg("B's priming entries waited while %u of A's were taken\n",
+				       n);
+			ok = false;
+			break;
+		}
+		a0 = fed_head(&a);
+		req = wsx_test_req(WSX_OP_NOP, id++, WSX_PLACE_LOCAL, 0, 0, 0,
+				   0);
+		req.flags = WSX_REQ_TIMESTAMPS;
+		pushed_ns[counted] = wsx_test_now_ns();
+		push_req(&b, req);
+		relied = wsx_tring_picked_up(&b);
+		if (!relied) {
+			/* the flag is set: a correct user ENTERs, redo */
+			ASSERT_EQ(0, wsx_tring_enter(&b, 1, 0, 0, NULL));
+		} else {
+			n = starve_wait(&a, &b, id, false, a0, end);
+			if (!starve_done(&b, id, false)) {
+				ksft_print_msg("B's NOP waited while %u of A's were taken\n",
+					       n);
+				ok = false;
+				break;
+			}
+		}
+		/* the round's records, each once */
+		recs.hi = id;
+		recs.sum = 0;
+		recs.queued_ns = 0;
+		ASSERT_EQ(0, wsx_tring_enter(&b, 0, spins + 1, 10000000000LL,
+					     NULL));
+		ASSERT_EQ(spins + 1, wsx_tring_reap(&b, 0, starve_rec, &recs));
+		ASSERT_EQ(((__u64)recs.lo + id - 1) * (spins + 1) / 2, recs.sum);
+		if (relied)
+			taken_ns[counted++] = recs.queued_ns;
+	}
+	/* an abandoned round: B's entries complete once the flood stops */
+	EXPECT_TRUE(feeder_finish(&a));
+	for (i = 0; i < counted; i++) {
+		n = fed_by_ms(&a, pushed_ns[i], taken_ns[i]);
+		n_max = n > n_max ? n : n_max;
+		over += n > bound;
+	}
+	feeder_free(&a);
+	ksft_print_msg("%d rounds counted of %d tries (the others found B's flag set), %d over the bound: the Ms took at most %u of A's entries between B's push and B's NOP (bound %u, P=%d); while B's priming entries waited, A's head moved at most %u\n",
+		       counted, tries, over, n_max, bound, nprocs, prime_max);
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(0, over);
+	EXPECT_EQ(rounds, counted);
+	EXPECT_EQ(0, wsx_tring_enter(&b, wsx_tring_unsubmitted(&b),
+				     id - *b.cq_head, 10000000000LL, NULL));
+	EXPECT_EQ(id, __atomic_load_n(b.cq_tail, __ATOMIC_ACQUIRE));
+	wsx_tring_unmap(&b);
+	close(fd_a);
+	close(fd_b);
+}
+
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+#define FEED_GUARD_S	15
+#define FED_AFTER	(4 * FEED_SQ)
+#define FED_ENTER	64		/* its ENTERs leave the SQ nearly full */
+#define FED_OP		0xffff		/* refused: its record is posted at once */
+
+/*
+ * Keep the Ms of every P but P 1 (CPU 1's) busy for @s seconds with SPINs
+ * of another session, so that only P 1's M walks the pick-up rings (it
+ * may steal some SPINs too).
+ */
+static int keep_busy(int fd, int nprocs, unsigned int s)
+{
+	struct wsx_req reqs[256];
+	__u64 ns = spin_ns();
+	long n, ret;
+
+	if (!ns)
+		return -EINVAL;
+	for (int p = 0; p < nprocs; p++) {
+		if (p == 1)
+			continue;
+		for (int i = 0; i < 256; i++)
+			reqs[i] = wsx_test_req(WSX_OP_SPIN, i, WSX_PLACE_P, p,
+					       ns, 0, 0);
+		for (n = s * 1000000000ULL / ns; n > 0; n -= ret) {
+			ret = wsx_test_submit(fd, reqs, n < 256 ? n : 256,
+					      NULL);
+			if (ret < 0)
+				return (int)ret;
+		}
+	}
+	return 0;
+}
+
+TEST(offline_fed)
+{
+	int fd = wsx_test_open(), fd_busy = wsx_test_open(), ret;
+	__u32 p_off, p_on, p_end;
+	__u64 t0, t_off;
+	bool stopped, flag;
+	char buf[8] = "";
+	struct feeder f;
+	FILE *st;
+
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, fd_busy);
+	if (access(CPU1_ONLINE, W_OK))
+		SKIP(return, "no CPU 1 that can go offline");
+	ASSERT_EQ(0, keep_busy(fd_busy, wsx_test_nprocs(fd), FEED_GUARD_S));
+	ASSERT_EQ(0, feeder_start(&f, fd, FED_OP, -EINVAL, FED_ENTER,
+				  FEED_GUARD_S));
+	/* the flood under way */
+	while (fed_head(&f) < 2 * FEED_SQ &&
+	       !__atomic_load_n(&f.stopped, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	flag = wsx_tring_picked_up(&f.ring);
+	p_on = __atomic_load_n(&f.pushed, __ATOMIC_ACQUIRE);
+	t0 = wsx_test_now_ns();
+	ret = wsx_test_write_file(CPU1_ONLINE, "0");
+	t_off = wsx_test_now_ns();
+	stopped = __atomic_load_n(&f.stopped, __ATOMIC_ACQUIRE);
+	p_off = __atomic_load_n(&f.pushed, __ATOMIC_ACQUIRE);
+	/* feeding goes on a little after the offline returned */
+	while (__atomic_load_n(&f.pushed, __ATOMIC_ACQUIRE) - p_off < FED_AFTER &&
+	       !__atomic_load_n(&f.stopped, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	p_end = __atomic_load_n(&f.pushed, __ATOMIC_ACQUIRE);
+	EXPECT_TRUE(feeder_finish(&f));
+	feeder_free(&f);
+	close(fd_busy);		/* cancels the SPINs left */
+	if (!ret)
+		EXPECT_EQ(0, wsx_test_write_file(CPU1_ONLINE, "1"));
+	st = fopen(CPU1_ONLINE, "r");
+	ASSERT_NE(NULL, st);
+	EXPECT_NE(NULL, fgets(buf, sizeof(buf), st));
+	fclose(st);
+	close(fd);
+	ksft_print_msg("offline took %llu ms, %u entries pushed meanwhile, %u after (feeder stopped first: %s; flag clear before: %s)\n",
+		       (t_off - t0) / 1000000, p_off - p_on, p_end - p_off,
+		       stopped ? "yes" : "no", flag ? "yes" : "no");
+	if (ret)
+		SKIP(return, "CPU 1 cannot go offline (%d)", ret);
+	EXPECT_FALSE(stopped);
+	EXPECT_LE(FED_AFTER, p_end - p_off);
+	EXPECT_EQ('1', buf[0]);
 }
 
 TEST(read_only)
