@@ -90,14 +90,17 @@
  *     loads the flag.  Either the M sees the new tail or userspace sees the
  *     flag and calls ENTER: no entry is left behind while every M sleeps.
  *
- *     The order (models/pickup_order.pml): every choice of a ring stamps
- *     it with the next value of wsx_pickup_clock (served), and the walk
- *     chooses, among the rings with entries, the oldest stamp.  So an
- *     entry pushed into a ring whose flag is clear is taken within
- *     (rings with entries - 1) + (Ms walking at once - 1) choices by the
- *     Ms, each of at most WSX_SOURCE_BUDGET entries of another ring,
- *     however another session floods its SQ.  The stamps are read
- *     racily: a hint for the order, not part of the handshake.
+ *     The order (models/pickup_order.pml): an M that takes a ring up
+ *     stamps it, under sq_lock, with the next value of wsx_pickup_clock
+ *     (served; a stamp only grows), and the walk chooses, among the rings
+ *     with entries, the oldest stamp.  A choice whose try of sq_lock fails
+ *     stamps nothing: the ring keeps its place.  So an entry pushed into a
+ *     ring whose flag is clear, once its sq_lock is free (a holder
+ *     consumes it or walks again), is taken within (rings with entries -
+ *     1) + (Ms walking at once - 1) pick-ups of other rings, each of at
+ *     most WSX_SOURCE_BUDGET entries, however another session floods its
+ *     SQ.  A hold of sq_lock is not bounded in pick-ups.  The stamps are
+ *     read racily: a hint for the order, not part of the handshake.
  *
  *     Invariant: while the flag is clear, an M that will walk the list
  *     again before it parks exists, or the holder of sq_lock will look at
@@ -118,9 +121,10 @@
  *     An M whose P goes offline cannot hand the walk on (wsx_wakep() wakes
  *     nobody while no P is idle or an M spins): before it stops it
  *     abandons the rings (wsx_rings_abandon()), one pass, bounded by the
- *     rings listed when it begins and their SQs' sizes, however fast a
- *     user pushes.  For each ring not blocked nor chosen since the pass
- *     began (by an M that walks again), stamped as it is visited: it
+ *     rings listed when it begins (and setups under way then) and their
+ *     SQs' sizes, however fast a user pushes.  For each ring not blocked
+ *     nor stamped since the pass began (visited by a pass, or taken up by
+ *     an M, which walks again), stamped as it is visited: it
  *     tries sq_lock as a pick-up does (when taken, the holder looks);
  *     under it, unless blocked, it announces (the flag set, full barrier)
  *     and then consumes once, as an M (a CRC32C entry or a full CQ blocks
@@ -587,10 +591,20 @@ static bool wsx_rings_pickup_skip(struct wsx_rings *r)
 	return READ_ONCE(r->pickup_blocked) || READ_ONCE(r->pickup_missed);
 }
 
-/* An M chose @r: the newest stamp of the pick-up clock. */
+/*
+ * An M took @r up, or a pass of wsx_rings_abandon() visits it: the next
+ * value of the pick-up clock, unless a newer one is there already (two
+ * stampers may take values in one order and store them in the other).
+ */
 static void wsx_rings_stamp(struct wsx_rings *r)
 {
-	atomic64_set(&r->served, atomic64_inc_return(&wsx_pickup_clock));
+	s64 now = atomic64_inc_return(&wsx_pickup_clock);
+	s64 old = atomic64_read(&r->served);
+
+	do {
+		if (old >= now)
+			return;
+	} while (!atomic64_try_cmpxchg(&r->served, &old, now));
 }
 
 /* Drop an M's reference on @r (wsx_rings_quiesce() may wait for it). */
@@ -617,10 +631,11 @@ static bool wsx_rings_source_pending(void)
 
 /*
  * wsx_rings_pickup_find - an M with nothing to run, before it parks: the
- * WSX_RING_SQ_PICKUP session whose SQ holds entries and that the Ms chose
- * least recently; when none holds entries, announce each (see "Pick-up").
- * Returns the rings, with a reference that wsx_rings_pickup_one() drops,
- * or NULL once every session was announced (or is skipped).
+ * WSX_RING_SQ_PICKUP session whose SQ holds entries and that the Ms took
+ * up least recently; when none holds entries, announce each (see
+ * "Pick-up").  Returns the rings, with a reference that
+ * wsx_rings_pickup_one() drops, or NULL once every session was announced
+ * (or is skipped).  The reference cannot fail (wsx_rings_ref()).
  */
 static void *wsx_rings_pickup_find(void)
 {
@@ -646,11 +661,8 @@ static void *wsx_rings_pickup_find(void)
 			}
 		}
 	}
-	if (found) {
+	if (found)
 		found = wsx_rings_ref(found);
-		if (found)
-			wsx_rings_stamp(found);
-	}
 	rcu_read_unlock();
 	return found;
 }
@@ -676,6 +688,8 @@ static void wsx_rings_pickup_one(void *work, unsigned int budget)
 	/* blocked after our walk looked: the flag is set, leave it so */
 	if (r->pickup_blocked)
 		goto out;
+	/* taken up: the newest of the Ms' order, under sq_lock */
+	wsx_rings_stamp(r);
 	/* this M walks again before it parks: userspace need not enter */
 	WRITE_ONCE(r->hdr->sq_flags, 0);
 	if (wsx_rings_consume(r, budget, WSX_BY_M, &submitted, &error) ||
@@ -695,8 +709,11 @@ unref:
 
 /*
  * The next rings for wsx_rings_abandon()'s pass that began at @pass: one
- * not blocked and not chosen since (by this pass, or by an M that walks
- * again), with a reference and stamped; NULL when none is left.
+ * not blocked and not stamped since (visited by this pass or another, or
+ * taken up by an M that walks again), with a reference and stamped; NULL
+ * when none is left.  Each call walks from the list's head (a node may be
+ * unlisted while the pass consumes): a pass over N rings takes N * N / 2
+ * steps of the list, all without a lock.
  */
 static struct wsx_rings *wsx_rings_abandon_next(s64 pass)
 {
@@ -743,9 +760,10 @@ unref:
 
 /*
  * wsx_rings_abandon - an M whose P goes offline, before it stops: one
- * pass over the pick-up rings (see "Pick-up"), each consumed at most once
- * and left with the flag set.  Rings set up after the pass began are
- * stamped after it, with the flag set, and are not visited.
+ * pass over the pick-up rings (see "Pick-up"), each visited at most once
+ * and left with the flag set unless another holds its responsibility.
+ * Rings set up after the pass began are stamped after it, with the flag
+ * set, and are not visited (litmus/rings-create-abandon-pass-lb).
  */
 static void wsx_rings_abandon(void)
 {
@@ -947,7 +965,11 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 		r->hdr->sq_flags = WSX_SQ_NEED_ENTER;
 		refcount_set(&r->refs, 1);
 		init_completion(&r->unref);
-		/* a pass of wsx_rings_abandon() begun before skips it */
+		/*
+		 * a pass of wsx_rings_abandon() begun before it is listed
+		 * skips it (its flag is set); one begun after an M found it
+		 * listed visits it (litmus/rings-create-abandon-pass-lb)
+		 */
 		atomic64_set(&r->served, atomic64_read(&wsx_pickup_clock));
 		r->listed = true;
 		spin_lock(&wsx_pickup_lock);

@@ -37,9 +37,10 @@
  *   abandon()  the M's P is going offline; it will not look again and
  *              cannot hand the look on (no P idle may be left to wake).
  *              The source makes sure nobody relies on this M any more
- *              (the rings: the flag set on every ring), consuming what it
- *              must, bounded by what the source holds when abandon()
- *              starts, never by how fast its users feed it.
+ *              (the rings: the flag set on each ring for which no other M
+ *              or lock holder is responsible), consuming what it must,
+ *              bounded by what the source holds when abandon() starts,
+ *              never by how fast its users feed it.
  *
  * Fairness among a source's users is the source's (the rings serve the
  * least recently served first); the sources are asked in table order.

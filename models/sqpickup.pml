@@ -40,7 +40,9 @@
  *         wsx_wakep() wakes nobody while no P is idle or an M spins, and a
  *         parker rechecks its queues, not the rings; so before it stops it
  *         abandons the ring, one pass whatever the user pushes (issue 20,
- *         finding 6; wsx_rings_abandon()): skip it if blocked; try sq_lock
+ *         finding 6; wsx_rings_abandon()): skip it if blocked or stamped
+ *         since the pass began (an M that took it up since walks again,
+ *         another pass looks), else stamp it; try sq_lock
  *         as above (if taken, the holder looks); under it, unless blocked,
  *         announce (set the flag, full barrier), then consume once, as far
  *         as the CQ has room (a full CQ blocks the ring as in a pick-up);
@@ -79,6 +81,9 @@
  *              picks up until a walk finds no entries, as long as the user
  *              keeps pushing: the assertion that a stopping M consumes at
  *              most once fails.
+ *   BUG_EVER   the pass skips a ring stamped at any time, not only since
+ *              it began: a ring this M took up before its P went offline
+ *              (the flag cleared) is skipped, and an entry stays.
  *   BUG_ABANDON_CLEAR a pass that is bounded but consumes as a pick-up
  *              does (the flag cleared, no announce) and stops: an entry
  *              pushed after its consume, the user seeing the flag clear,
@@ -122,6 +127,33 @@ bool kick;		/* wsx_wakep() for a parked M */
 byte npidle;		/* parked Ms: their Ps idle */
 byte noff;		/* Ms stopped by an offline */
 bool stalled;		/* -DSTALL: the one long hold has begun */
+bool inpass[NM];	/* M i's abandon pass has begun */
+bool stamped[NM];	/* ... and the ring was stamped since */
+
+/*
+ * The ring is stamped with the pick-up clock: for each M whose abandon
+ * pass has begun, "stamped since" (BUG_EVER: for every M, as if a pass
+ * skipped rings stamped at any time).
+ */
+inline stamp()
+{
+	atomic {
+		j = 0;
+		do
+		:: j < NM ->
+#ifdef BUG_EVER
+			stamped[j] = true;
+#else
+			if
+			:: inpass[j] -> stamped[j] = true
+			:: else
+			fi;
+#endif
+			j++
+		:: else -> break
+		od
+	}
+}
 
 inline lock(l)   { atomic { !l -> l = true } }
 inline unlock(l) { l = false }
@@ -273,7 +305,7 @@ proctype other()
 
 proctype m(byte id)
 {
-	byte n, spicks;
+	byte n, spicks, j;
 	bool busy, stopping, got;
 
 end:	do
@@ -332,6 +364,7 @@ end:	do
 		:: else
 		fi;
 #endif
+		stamp();		/* taken up: under the lock */
 		need_enter = false;	/* this M comes back before parking */
 		consume(n, busy);
 		if
@@ -354,10 +387,13 @@ end:	do
 		missed = false;	/* full barrier, then "missed": it walks again */
 		goto again;
 abandon:	/* wsx_rings_abandon(): one pass, the flag left set */
+		inpass[id] = true;	/* the pass's own tick of the clock */
 		if
 		:: blocked -> break	/* the flag is set: ENTER will come */
+		:: stamped[id] -> break	/* stamped since: its stamper looks */
 		:: else
 		fi;
+		stamp();		/* visited */
 		m_trylock(got);
 		if
 		:: !got -> break	/* the holder looks */
