@@ -13,8 +13,9 @@
  *                 inbox): each NOP runs on another P, before the SPIN
  *                 ends, and P0's stolen_from grows by 19 - which P ran
  *                 what, and a count, not a time; a round in which a thief
- *                 took the SPIN itself (P0 then idle) is redone, at most
- *                 5 * rounds tries.  Items queued on a busy P's inbox
+ *                 took the SPIN itself (P0 then idle, or running NOPs
+ *                 before it stole the SPIN back: seen on KASAN) is redone,
+ *                 at most 5 * rounds tries.  Items queued on a busy P's inbox
  *                 used to wait for its M.  How soon they ran is printed,
  *                 not judged.
  *   waiter_bound  (finding 3) nprocs=1 max_threads=2: SLEEP(1 ms), then
@@ -191,6 +192,19 @@ static int inbox_round(int fd, int r, bool apart, __u64 *late)
 		scenario_fail("no record of the SPIN\n");
 	if (spin->cpu != 0)
 		return 0;
+	/*
+	 * A NOP that P0's M ran before the SPIN started: the SPIN left P0
+	 * (a thief took it with a batch, and P0's M, done with what it kept,
+	 * stole it back from the thief's ring), so P0 was not busy with it
+	 * all along: the round does not count either.
+	 */
+	for (int i = 0; i <= INBOX_NOPS; i++)
+		if (&recs[i] != spin && recs[i].cpu == 0 &&
+		    recs[i].finished_ns <= spin->started_ns) {
+			ksft_print_msg("round %d: NOP %llu ran on P0 before the SPIN started (the SPIN left P0 and came back): redone\n",
+				       r, (unsigned long long)recs[i].user_data);
+			return 0;
+		}
 	*late = 0;
 	for (int i = 0; i <= INBOX_NOPS; i++) {
 		const struct wsx_completion *nop = &recs[i];
