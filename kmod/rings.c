@@ -252,7 +252,9 @@ struct wsx_rings {
 	struct list_head pickup_node;		/* on wsx_pickup_rings */
 	refcount_t refs;			/* the list's, and Ms' */
 	struct completion unref;		/* refs dropped to 0 */
-	/* A: the pick-up clock when an M last chose the rings ("Pick-up") */
+	/* A: the pick-up clock when an M last took the rings up (under
+	 * sq_lock) or a pass of wsx_rings_abandon() visited them ("Pick-up")
+	 */
 	atomic64_t served;
 
 	struct mutex sq_lock;			/* the S: fields */
@@ -276,7 +278,7 @@ struct wsx_rings {
 /* Rings of WSX_RING_SQ_PICKUP sessions: under RCU, written under the lock. */
 static LIST_HEAD(wsx_pickup_rings);
 static DEFINE_SPINLOCK(wsx_pickup_lock);
-/* Counts the Ms' choices of pick-up rings: see "Pick-up", the order. */
+/* Ticks at each pick-up and each abandon pass: see "Pick-up", the order. */
 static atomic64_t wsx_pickup_clock = ATOMIC64_INIT(0);
 
 /* ---- the CQ ------------------------------------------------------------ */
@@ -528,16 +530,17 @@ static bool wsx_rings_unlock_sq(struct wsx_rings *r)
 }
 
 /*
- * Consume as the Ms would; false, the flag set and the ring blocked, if
- * what is left cannot be consumed.
+ * Consume what the SQ holds, up to its size, for the Ms (the take-over,
+ * @by WSX_BY_TAKE_OVER; an abandon pass, WSX_BY_M); false, the flag set
+ * and the ring blocked, if what is left cannot be consumed.
  */
-static bool wsx_rings_take_round(struct wsx_rings *r)
+static bool wsx_rings_take_round(struct wsx_rings *r, enum wsx_consumer by)
 {
 	u32 submitted;
 	s32 error = 0;
 
-	if (wsx_rings_consume(r, r->sq_entries, WSX_BY_TAKE_OVER, &submitted,
-			      &error) || error) {
+	if (wsx_rings_consume(r, r->sq_entries, by, &submitted, &error) ||
+	    error) {
 		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
 		WRITE_ONCE(r->pickup_blocked, true);
 		return false;
@@ -560,8 +563,8 @@ static void wsx_rings_take_over(struct wsx_rings *r)
 {
 	if (!wsx_rings_trylock_sq(r))
 		return;		/* the holder will look */
-	if (wsx_rings_take_round(r) && wsx_rings_announce(r))
-		wsx_rings_take_round(r);
+	if (wsx_rings_take_round(r, WSX_BY_TAKE_OVER) && wsx_rings_announce(r))
+		wsx_rings_take_round(r, WSX_BY_TAKE_OVER);
 	WRITE_ONCE(r->pickup_missed, 0);
 	mutex_unlock(&r->sq_lock);
 }
@@ -741,16 +744,11 @@ static struct wsx_rings *wsx_rings_abandon_next(s64 pass)
  */
 static void wsx_rings_abandon_one(struct wsx_rings *r)
 {
-	u32 submitted = 0;
-	s32 error = 0;
-
 	if (!wsx_rings_trylock_sq(r))
 		goto unref;	/* the holder will look */
 	if (!r->pickup_blocked) {
 		wsx_rings_announce(r);
-		if (wsx_rings_consume(r, r->sq_entries, WSX_BY_M, &submitted,
-				      &error) || error)
-			WRITE_ONCE(r->pickup_blocked, true);
+		wsx_rings_take_round(r, WSX_BY_M);
 	}
 	WRITE_ONCE(r->pickup_missed, 0);
 	mutex_unlock(&r->sq_lock);
