@@ -257,6 +257,7 @@ struct wsx_rings {
 	u32 sq_entries;				/* I */
 	u32 cq_entries;				/* I */
 	const bool *cancel;			/* I: the session's closing */
+	struct wsx_account *acct;		/* I: the session's user */
 	struct wsx_rslot *slots;		/* I */
 	bool pickup;				/* I: WSX_RING_SQ_PICKUP */
 	bool listed;			/* on wsx_pickup_rings: I, quiesce */
@@ -402,6 +403,7 @@ static void wsx_rings_submit_one(struct wsx_rings *r,
 	}
 	wsx_job_init(&slot->job, wsx_rslot_done);
 	slot->job.cancel = r->cancel;
+	slot->job.acct = r->acct;
 	slot->user_data = req->user_data;
 	slot->op = req->op;
 	slot->timed = req->flags & WSX_REQ_TIMESTAMPS;
@@ -928,12 +930,14 @@ static void wsx_rings_free(struct wsx_rings *r)
  * @setup:	the copy; its out fields are filled
  * @cancel:	the session's closing flag, the cancel flag of its jobs
  * @poll_wq:	the session's queue of poll() sleepers
+ * @acct:	the session's account, for its items (account.c)
  *
  * Return: the rings, or an ERR_PTR of the errors WSX_IOC_RING_SETUP lists.
  */
 struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 				   const bool *cancel,
-				   wait_queue_head_t *poll_wq)
+				   wait_queue_head_t *poll_wq,
+				   struct wsx_account *acct)
 {
 	struct wsx_rings *r;
 	u32 i;
@@ -952,6 +956,7 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	r->cq_entries = setup->cq_entries;
 	r->cancel = cancel;
 	r->poll_wq = poll_wq;
+	r->acct = acct;
 	wsx_rings_layout(r, setup);
 	r->mem = vmalloc_user(r->size);
 	r->slots = kvcalloc(r->cq_entries, sizeof(*r->slots), GFP_KERNEL);
