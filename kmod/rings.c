@@ -64,14 +64,22 @@
  *     visible to an ENTER that sees the head.  So ENTER finds a free slot
  *     whenever the CQ has room (WARN otherwise).
  *
- * Wake once: a waiter (ENTER with min_complete; waiters take wait_lock one
- *     at a time) stores its target tail, head + min_complete, in cq_want,
- *     then sleeps in wait_event(): prepare_to_wait()'s full barrier, then
- *     the test of cq_tail_k.  A poster, after storing the tail, takes a full
- *     barrier (wq_has_sleeper()) and wakes only if somebody sleeps and the
- *     tail has reached cq_want.  Either the poster sees the sleeper or the
- *     sleeper sees the tail: no wakeup is lost, and a waiter for 256 records
- *     is woken once, not 256 times.  poll() and epoll sleepers are on the
+ * Wake once (models/cqwait.pml): each waiter (an ENTER with min_complete,
+ *     any number of them at once, or wsx_rings_destroy()) waits for its
+ *     own target tail, head + min_complete, in wsx_rings_wait_tail().
+ *     Under the lock of cq_wq it joins the queue and lowers cq_want to its
+ *     target (sets it when the queue was empty), sets its task state
+ *     (a full barrier) and then tests cq_tail_k.  A poster, after storing
+ *     the tail, takes a full barrier (wq_has_sleeper()) and, if somebody
+ *     sleeps and the tail has reached cq_want, wakes under the queue's
+ *     lock: wsx_rings_wake() wakes each waiter whose own target is reached
+ *     and takes it off the queue, and cq_want becomes the lowest target of
+ *     those left.  Invariant: every waiter on the queue has a target at or
+ *     after cq_want, so a tail before cq_want wakes no one.  Either the
+ *     poster sees the sleeper and its cq_want or the sleeper sees the tail
+ *     (litmus/rings-wait-post-sb): no wakeup is lost, a waiter for 256
+ *     records is woken once, not 256 times, and a waiter for a far target
+ *     or with a long timeout delays no other.  poll() and epoll sleepers are on the
  *     session's queue (s->wq, on which wsx_poll() always waits, so that an
  *     epoll watch added before RING_SETUP sees the records too), woken by
  *     every record after the same full barrier; wsx_poll() takes its own
@@ -186,7 +194,7 @@
  *     cq_lock once so that the last poster has left, then frees.
  *
  * Field tags: I = set up before the rings are published; S = under
- * sq_lock; C = under cq_lock; W = under wait_lock; A = atomic (llist,
+ * sq_lock; C = under cq_lock; Q = under cq_wq's lock; A = atomic (llist,
  * atomic64); M = the pick-up's missed handshake ("Pick-up": set without a
  * lock by a failed try of sq_lock, cleared by xchg() after an unlock of
  * sq_lock, or under it at the end of a take-over or an abandon).
@@ -281,9 +289,8 @@ struct wsx_rings {
 	spinlock_t cq_lock ____cacheline_aligned_in_smp;
 	u32 cq_tail_k;			/* C, read (acquire) by waiters */
 
-	struct mutex wait_lock;			/* one waiter at a time */
-	u32 cq_want;				/* W, read by posters */
-	wait_queue_head_t cq_wq;		/* ENTER's waiter, release */
+	u32 cq_want;				/* Q, read racily by posters */
+	wait_queue_head_t cq_wq;		/* ENTER's waiters, release */
 	wait_queue_head_t *poll_wq;		/* I: the session's, poll() */
 };
 
@@ -297,6 +304,38 @@ static DEFINE_SPINLOCK(wsx_pickup_lock);
 static atomic64_t wsx_pickup_clock = ATOMIC64_INIT(0);
 
 /* ---- the CQ ------------------------------------------------------------ */
+
+/* A waiter on cq_wq, for its own target tail: see "Wake once". */
+struct wsx_cq_waiter {
+	struct wait_queue_entry wq;
+	u32 target;
+};
+
+/* What a poster's wakeup passes to wsx_rings_wake(), the key. */
+struct wsx_cq_wake {
+	u32 tail;	/* the tail just posted */
+	u32 lowest;	/* the lowest target of the waiters left, if @left */
+	bool left;
+};
+
+/*
+ * cq_wq's wake function, under the queue's lock (wsx_rings_post()): wake
+ * the waiter, and take it off the queue, only when the tail has reached
+ * its own target; else count its target in the lowest left.
+ */
+static int wsx_rings_wake(struct wait_queue_entry *wq, unsigned int mode,
+			  int sync, void *key)
+{
+	struct wsx_cq_waiter *w = container_of(wq, struct wsx_cq_waiter, wq);
+	struct wsx_cq_wake *k = key;
+
+	if ((s32)(k->tail - w->target) >= 0)
+		return autoremove_wake_function(wq, mode, sync, NULL);
+	if (!k->left || (s32)(w->target - k->lowest) < 0)
+		k->lowest = w->target;
+	k->left = true;
+	return 0;
+}
 
 /* Post @rec, freeing @slot (if any) first: see "CQ" and "Wake once". */
 static void wsx_rings_post(struct wsx_rings *r,
@@ -324,8 +363,16 @@ static void wsx_rings_post(struct wsx_rings *r,
 	 * (litmus/rings-wait-post-sb, rings-poll-post-sb)
 	 */
 	if (wq_has_sleeper(&r->cq_wq) &&
-	    (s32)(t + 1 - READ_ONCE(r->cq_want)) >= 0)
-		wake_up(&r->cq_wq);
+	    (s32)(t + 1 - READ_ONCE(r->cq_want)) >= 0) {
+		struct wsx_cq_wake k = { .tail = t + 1 };
+
+		/* cq_want set under the queue's lock, as waiters set it */
+		spin_lock(&r->cq_wq.lock);
+		__wake_up_locked_key(&r->cq_wq, TASK_NORMAL, &k);
+		if (k.left)
+			WRITE_ONCE(r->cq_want, k.lowest);
+		spin_unlock(&r->cq_wq.lock);
+	}
 	/* ordered by the full barrier above */
 	if (waitqueue_active(r->poll_wq))
 		wake_up(r->poll_wq);
@@ -807,40 +854,70 @@ static bool wsx_rings_reached(struct wsx_rings *r, u32 target)
 	return (s32)(smp_load_acquire(&r->cq_tail_k) - target) >= 0;
 }
 
+/*
+ * Wait until cq_tail_k reaches @target, at most @timeout_ns (< 0: no
+ * limit), in task @state (TASK_INTERRUPTIBLE: a signal ends it): see
+ * "Wake once".  Returns 0, -ETIMEDOUT or -EINTR.
+ */
+static int wsx_rings_wait_tail(struct wsx_rings *r, u32 target,
+			       s64 timeout_ns, unsigned int state)
+{
+	struct wsx_cq_waiter w = { .target = target };
+	ktime_t expires = 0;
+	int ret = 0;
+
+	init_wait(&w.wq);
+	w.wq.func = wsx_rings_wake;
+	if (timeout_ns >= 0)
+		expires = ktime_add_ns(ktime_get(), timeout_ns);
+	for (;;) {
+		spin_lock_irq(&r->cq_wq.lock);
+		if (list_empty(&w.wq.entry)) {
+			/* under the queue's lock: nobody joins or leaves */
+			if (!waitqueue_active(&r->cq_wq) ||
+			    (s32)(target - r->cq_want) < 0)
+				WRITE_ONCE(r->cq_want, target);
+			__add_wait_queue(&r->cq_wq, &w.wq);
+		}
+		set_current_state(state);
+		spin_unlock_irq(&r->cq_wq.lock);
+		/*
+		 * after set_current_state()'s full barrier: pairs with
+		 * wq_has_sleeper() in wsx_rings_post()
+		 * (litmus/rings-wait-post-sb)
+		 */
+		if (wsx_rings_reached(r, target))
+			break;
+		if (signal_pending_state(state, current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (timeout_ns < 0) {
+			schedule();
+		} else if (!schedule_hrtimeout(&expires, HRTIMER_MODE_ABS)) {
+			ret = wsx_rings_reached(r, target) ? 0 : -ETIMEDOUT;
+			break;
+		}
+	}
+	finish_wait(&r->cq_wq, &w.wq);
+	return ret;
+}
+
 /* Wait until @min records are ready to read: see "Wake once" above. */
 static int wsx_rings_wait(struct wsx_rings *r, u32 min, s64 timeout_ns)
 {
-	u32 head, target;
-	long ret;
+	u32 head;
 
-	if (mutex_lock_interruptible(&r->wait_lock))
-		return -EINTR;
 	/*
 	 * acquire, as everywhere the CQ head is read, though nothing here
-	 * needs it: the head only feeds cq_want (no litmus test; the one
+	 * needs it: the head only gives the target (no litmus test; the one
 	 * that needs it is wsx_rings_consume()'s, rings-cq-head-reuse)
 	 */
 	head = smp_load_acquire(&r->hdr->cq_head);
-	if (!wsx_rings_cq_head_ok(r, head)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	target = head + min;
-	WRITE_ONCE(r->cq_want, target);
-	if (timeout_ns < 0)
-		ret = wait_event_interruptible(r->cq_wq,
-					       wsx_rings_reached(r, target));
-	else
-		ret = wait_event_interruptible_hrtimeout(r->cq_wq,
-							 wsx_rings_reached(r, target),
-							 ns_to_ktime(timeout_ns));
-	if (ret == -ERESTARTSYS)
-		ret = -EINTR;
-	else if (ret == -ETIME)
-		ret = -ETIMEDOUT;
-out:
-	mutex_unlock(&r->wait_lock);
-	return ret;
+	if (!wsx_rings_cq_head_ok(r, head))
+		return -EINVAL;
+	return wsx_rings_wait_tail(r, head + min, timeout_ns,
+				   TASK_INTERRUPTIBLE);
 }
 
 /**
@@ -974,7 +1051,6 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	init_llist_head(&r->free);
 	mutex_init(&r->sq_lock);
 	spin_lock_init(&r->cq_lock);
-	mutex_init(&r->wait_lock);
 	init_waitqueue_head(&r->cq_wq);
 	r->pickup = setup->flags & WSX_RING_SQ_PICKUP;
 	if (r->pickup) {
@@ -1035,8 +1111,7 @@ void wsx_rings_destroy(struct wsx_rings *r)
 
 	wsx_rings_quiesce(r);
 	all = READ_ONCE(r->sub_total);
-	WRITE_ONCE(r->cq_want, all);
-	wait_event(r->cq_wq, wsx_rings_reached(r, all));
+	wsx_rings_wait_tail(r, all, -1, TASK_UNINTERRUPTIBLE);
 	/* the last poster wakes us under the lock: let it leave */
 	spin_lock_irq(&r->cq_lock);
 	spin_unlock_irq(&r->cq_lock);

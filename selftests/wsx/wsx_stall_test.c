@@ -58,6 +58,16 @@
  *
  * read_only: a file opened read-only cannot queue work or set up rings:
  * SUBMIT, RING_SETUP and ENTER fail with EBADF, VERSION works.
+ *
+ * waiters_own_timeout, waiters_own_target: several threads in ENTER on
+ * one file each wait to their own min_complete and timeout (issue 20's
+ * finding 4: waiters took a lock one at a time).  A waits for a SLEEP's
+ * record, B (once A sleeps in its ENTER) for one record more with a
+ * 100 ms timeout: B must time out while A still waits.  Then A waits for
+ * the first of two SLEEPs' records and B, joining after A, for both: A
+ * must return before the second record was posted (its finished_ns,
+ * CLOCK_MONOTONIC as clock_gettime() reads it), although B's target came
+ * last.  Orders, not durations: the SLEEPs only keep the records apart.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -666,6 +676,134 @@ TEST(read_only)
 	EXPECT_EQ(-EBADF, wsx_test_ioctl(fd, WSX_IOC_RING_SETUP, &setup));
 	memset(&e, 0, sizeof(e));
 	EXPECT_EQ(-EBADF, wsx_test_ioctl(fd, WSX_IOC_ENTER, &e));
+	close(fd);
+}
+
+struct waiter {
+	struct wsx_tring *t;
+	__u32 min;
+	__s64 timeout_ns;
+	pid_t tid;		/* set (release) before its ENTER */
+	long ret;
+	__u64 returned_ns;
+	int done;		/* set (release) when the ENTER returned */
+};
+
+static void *waiter_enter(void *arg)
+{
+	struct waiter *w = arg;
+
+	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
+	w->ret = wsx_tring_enter(w->t, 0, w->min, w->timeout_ns, NULL);
+	w->returned_ns = wsx_test_now_ns();
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Has thread @w started, and does it sleep (its task state S)? */
+static bool waiter_sleeps(struct waiter *w)
+{
+	pid_t tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE);
+	char path[64], buf[256], *p;
+	int fd, n;
+
+	if (!tid)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* after the name: " S ..." */
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/* Start @w's ENTER in @th and wait (at most 10 s) until it sleeps. */
+static bool waiter_start(struct waiter *w, pthread_t *th)
+{
+	int i;
+
+	if (pthread_create(th, NULL, waiter_enter, w))
+		return false;
+	for (i = 0; i < 10000 && !waiter_sleeps(w); i++)
+		usleep(1000);
+	return waiter_sleeps(w);
+}
+
+static void push_sleep(struct wsx_tring *t, __u64 user_data, __u64 us)
+{
+	struct wsx_req req = wsx_test_req(WSX_OP_SLEEP, user_data,
+					  WSX_PLACE_GLOBAL, 0, us, 0, 0);
+
+	req.flags = WSX_REQ_TIMESTAMPS;
+	push_req(t, req);
+}
+
+TEST(waiters_own_timeout)
+{
+	struct waiter a = { .min = 1, .timeout_ns = 30LL * 1000000000 };
+	struct wsx_tring t;
+	pthread_t th;
+	long ret;
+	int fd = wsx_test_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 8, 16));
+	a.t = &t;
+	push_sleep(&t, 1, 500000);	/* 500 ms */
+	ASSERT_EQ(0, wsx_tring_enter(&t, 1, 0, 0, NULL));
+	ASSERT_TRUE(waiter_start(&a, &th));
+	/* B: one record more than A, 100 ms */
+	ret = wsx_tring_enter(&t, 0, 2, 100000000, NULL);
+	ksft_print_msg("B's ENTER returned %ld, A's %s\n", ret,
+		       __atomic_load_n(&a.done, __ATOMIC_ACQUIRE) ?
+		       "had returned" : "still waited");
+	EXPECT_EQ(-ETIMEDOUT, ret);
+	EXPECT_FALSE(__atomic_load_n(&a.done, __ATOMIC_ACQUIRE));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, a.ret);
+	EXPECT_EQ(1, wsx_tring_ready(&t));
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+TEST(waiters_own_target)
+{
+	struct waiter a = { .min = 1, .timeout_ns = 30LL * 1000000000 };
+	struct waiter b = { .min = 2, .timeout_ns = 30LL * 1000000000 };
+	struct wsx_completion *second = NULL;
+	struct wsx_tring t;
+	pthread_t tha, thb;
+	__u32 head, i;
+	int fd = wsx_test_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 8, 16));
+	a.t = b.t = &t;
+	push_sleep(&t, 1, 300000);	/* 300 ms */
+	push_sleep(&t, 2, 900000);	/* 900 ms */
+	ASSERT_EQ(0, wsx_tring_enter(&t, 2, 0, 0, NULL));
+	ASSERT_TRUE(waiter_start(&a, &tha));
+	ASSERT_TRUE(waiter_start(&b, &thb));
+	pthread_join(tha, NULL);
+	pthread_join(thb, NULL);
+	EXPECT_EQ(0, a.ret);
+	EXPECT_EQ(0, b.ret);
+	ASSERT_EQ(2, wsx_tring_ready(&t));
+	head = *t.cq_head;
+	for (i = 0; i < 2; i++)
+		if (t.cqes[(head + i) & (t.p.cq_entries - 1)].user_data == 2)
+			second = &t.cqes[(head + i) & (t.p.cq_entries - 1)];
+	ASSERT_NE(NULL, second);
+	ksft_print_msg("A returned %lld ms before the 900 ms SLEEP's record was posted\n",
+		       ((long long)second->finished_ns -
+			(long long)a.returned_ns) / 1000000);
+	EXPECT_LT(a.returned_ns, second->finished_ns);
+	wsx_tring_unmap(&t);
 	close(fd);
 }
 

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cqwait.pml: several ENTER waiters on one session's CQ, each to its own
+ * target (kmod/rings.c, "Wake once": wsx_rings_wait_tail(), its wake
+ * function wsx_rings_wake() and wsx_rings_post(); issue 20, finding 4).
+ *
+ *   Two waiters sleep on cq_wq, each until the CQ tail reaches its own
+ *   target (head + min_complete).  Waiter 0 has no timeout and targets
+ *   the poster reaches: it may ENTER a second time, for one more record
+ *   than the first; waiter 1's target may be beyond what is posted and
+ *   it may time out (or take a signal) at any moment of its sleep.  A
+ *   waiter, under the queue's lock, joins the queue (if the poster's wake
+ *   took it off) and lowers cq_want to its target (sets it when the queue
+ *   was empty), then sets its task state, and after the full barrier of
+ *   set_current_state() tests the tail; it sleeps until woken, then tests
+ *   again.  Leaving (reached, timed out), it takes itself off the queue.
+ *   The poster, serialised by cq_lock in the code, stores each new tail,
+ *   takes a full barrier (wq_has_sleeper()), reads whether anyone sleeps
+ *   and, racily, cq_want; when the tail has reached it, it wakes under the
+ *   queue's lock: each waiter whose own target is reached is woken and
+ *   taken off the queue (autoremove), and cq_want is set to the lowest
+ *   target of those left.
+ *   Invariant: every waiter on the queue has a target >= cq_want, so a
+ *   tail below cq_want reaches no one on it, and a waiter that joined
+ *   after the poster read the queue or cq_want sees the tail itself
+ *   (store buffering, litmus/rings-wait-post-sb).
+ *
+ * Checked (scripts/check-models): no waiter sleeps while its target is
+ * reached and nothing else will move (an invalid end state otherwise);
+ * a waiter that returns reached has its target posted (assertion).
+ *
+ * Variants (must fail):
+ *   BUG_ONE_WANT  cq_want holds the last waiter's target, not the lowest
+ *                 (what the single cq_want of 0b87675 and before would
+ *                 do without wait_lock's one waiter at a time): a waiter
+ *                 for a far target hides a near one's wakeup.
+ *   BUG_LATE_WANT the poster sets cq_want after it let go of the queue's
+ *                 lock: a waiter that joined meanwhile with a lower
+ *                 target has it overwritten.
+ *
+ * Memory model: sequential consistency; each statement is one access of
+ * the code, or one critical section of the queue's lock.
+ */
+
+#define N	2	/* records the poster posts */
+#define NW	2
+
+byte tail;		/* cq_tail_k */
+byte want;		/* cq_want */
+bool listed[NW];	/* on cq_wq */
+bool running[NW];	/* the task's state: woken, or not yet asleep */
+byte target[NW];
+bool returned[NW];
+
+
+proctype waiter(byte i)
+{
+	byte waits = 0;
+
+	/* target: head (0) + min_complete */
+	if
+	:: target[i] = 1
+	:: target[i] = 2
+	:: i == 1 -> target[i] = N + 1	/* never reached: times out */
+	fi;
+loop:
+	atomic {	/* spin_lock(&cq_wq.lock) */
+		if
+		:: !listed[i] ->
+#ifdef BUG_ONE_WANT
+			want = target[i];
+#else
+			if
+			:: !listed[1 - i] || target[i] < want -> want = target[i]
+			:: else
+			fi;
+#endif
+			listed[i] = true
+		:: else
+		fi;
+		running[i] = false	/* set_current_state() */
+	}
+	/* full barrier, then wsx_rings_reached() */
+	if
+	:: tail >= target[i] ->
+		atomic { listed[i] = false; running[i] = true }	/* finish_wait */
+		assert(tail >= target[i]);
+		goto out
+	:: else
+	fi;
+	if
+	:: running[i] -> goto loop	/* schedule() returned: woken */
+	:: i == 1 ->	/* a timeout or a signal */
+		atomic { listed[i] = false; running[i] = true };
+		goto out
+	fi;
+out:
+	/* waiter 0 may ENTER once more, for the next record */
+	waits++;
+	if
+	:: i == 0 && waits == 1 && target[0] < N ->
+		target[0]++;
+		goto loop
+	:: else
+	fi;
+	returned[i] = true
+}
+
+proctype poster()
+{
+	byte t, lowest, j;
+	bool sleeper;
+
+	do
+	:: tail < N ->
+		t = tail + 1;
+		tail = t;	/* store-release of cq_tail_k */
+		/* full barrier (wq_has_sleeper()), then: */
+		sleeper = listed[0] || listed[1];
+		if
+		:: sleeper && t >= want ->	/* a racy read of cq_want */
+			atomic {	/* wake under the queue's lock */
+				lowest = 255;
+				for (j : 0 .. NW - 1) {
+					if
+					:: listed[j] && t >= target[j] ->
+						listed[j] = false;
+						running[j] = true
+					:: listed[j] && t < target[j] &&
+					   target[j] < lowest ->
+						lowest = target[j]
+					:: else
+					fi
+				}
+#ifndef BUG_LATE_WANT
+				if
+				:: lowest != 255 -> want = lowest
+				:: else
+				fi
+#endif
+			}
+#ifdef BUG_LATE_WANT
+			if
+			:: lowest != 255 -> want = lowest
+			:: else
+			fi
+#endif
+		:: else
+		fi
+	:: else -> break
+	od
+}
+
+init
+{
+	atomic {
+		run waiter(0);
+		run waiter(1);
+		run poster()
+	}
+}
