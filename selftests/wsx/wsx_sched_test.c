@@ -81,8 +81,8 @@ TEST_F_TIMEOUT(sched, seeds_imbalance_is_stolen_from_p0, 120)
 
 	/* with more Ps than items, some Ps have nothing to run */
 	if (self->nprocs < 2 || self->nprocs > 20)
-		SKIP(return, "20 items need 2 .. 20 Ps, the module has %d",
-		     self->nprocs);
+		SKIP(return, "%s: 20 items need 2 .. 20 Ps, the module has %d",
+		     _metadata->name, self->nprocs);
 	ASSERT_EQ(0, wsx_test_param("max_item_ns", max_ns, sizeof(max_ns)));
 	ASSERT_EQ(0, wsx_test_param("long_item_ms", long_ms, sizeof(long_ms)));
 	ASSERT_EQ(0, wsx_test_param_set("max_item_ns", "100000000"));

@@ -131,7 +131,8 @@ static void stall_run(struct __test_metadata *_metadata, bool offline)
 	__u64 t_hold, t_nops, t_off = 0;
 
 	if (!wsx_test_have_faults())
-		SKIP(return, "no fault points (release build): the hold of sq_lock cannot be made long");
+		SKIP(return, "%s: no fault points (release build): the hold of sq_lock cannot be made long",
+		     _metadata->name);
 	fd_a = wsx_test_open();
 	fd_b = wsx_test_open();
 	ASSERT_LE(0, fd_a);
@@ -618,7 +619,7 @@ TEST(offline_fed)
 	ASSERT_LE(0, fd);
 	ASSERT_LE(0, fd_busy);
 	if (access(CPU1_ONLINE, W_OK))
-		SKIP(return, "no CPU 1 that can go offline");
+		SKIP(return, "%s: no CPU 1 that can go offline", _metadata->name);
 	ASSERT_EQ(0, keep_busy(fd_busy, wsx_test_nprocs(fd), FEED_GUARD_S));
 	ASSERT_EQ(0, feeder_start(&f, fd, FED_OP, -EINVAL, FED_ENTER,
 				  FEED_GUARD_S));
@@ -652,7 +653,8 @@ TEST(offline_fed)
 		       (t_off - t0) / 1000000, p_off - p_on, p_end - p_off,
 		       stopped ? "yes" : "no", flag ? "yes" : "no");
 	if (ret)
-		SKIP(return, "CPU 1 cannot go offline (%d)", ret);
+		SKIP(return, "%s: CPU 1 cannot go offline (%d)", _metadata->name,
+		     ret);
 	EXPECT_FALSE(stopped);
 	EXPECT_LE(FED_AFTER, p_end - p_off);
 	EXPECT_EQ('1', buf[0]);
