@@ -31,6 +31,7 @@
 
 #include <linux/wsx.h>
 
+#include "account.h"
 #include "ops.h"
 #include "sched.h"
 #include "wsx_internal.h"
@@ -52,6 +53,7 @@ struct wsx_session {
 	bool closing;			/* L: the cancel flag of every job */
 	wait_queue_head_t wq;		/* WAIT, poll (the rings' too), release */
 	struct wsx_rings *rings;	/* set once (release/acquire) */
+	struct wsx_account *acct;	/* set at open: the opener's uid */
 };
 
 struct wsx_ujob {
@@ -233,6 +235,7 @@ static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req)
 	}
 	wsx_job_init(&uj->job, wsx_ujob_done);
 	uj->job.cancel = &s->closing;
+	uj->job.acct = s->acct;
 	uj->s = s;
 	uj->user_data = req->user_data;
 	uj->op = req->op;
@@ -423,7 +426,7 @@ static long wsx_ioctl_ring_setup(struct wsx_session *s,
 		return -EFAULT;
 	if (wsx_session_rings(s))
 		return -EBUSY;
-	r = wsx_rings_create(&setup, &s->closing, &s->wq);
+	r = wsx_rings_create(&setup, &s->closing, &s->wq, s->acct);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	if (copy_to_user(uarg, &setup, sizeof(setup))) {
@@ -519,6 +522,11 @@ static int wsx_open(struct inode *inode, struct file *file)
 
 	if (!s)
 		return -ENOMEM;
+	s->acct = wsx_account_get(current_uid());
+	if (!s->acct) {
+		kfree(s);
+		return -ENOMEM;
+	}
 	spin_lock_init(&s->lock);
 	INIT_LIST_HEAD(&s->done);
 	init_waitqueue_head(&s->wq);

@@ -35,6 +35,7 @@ void wsx_job_init(struct wsx_job *job, void (*done)(struct wsx_job *job))
 	job->status = 0;
 	job->cpu = 0;
 	job->started_ns = 0;
+	job->acct = NULL;
 }
 EXPORT_SYMBOL_GPL(wsx_job_init);
 

@@ -16,6 +16,7 @@
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 
+#include "account.h"
 #include "ops.h"
 #include "sched.h"
 #include "source.h"
@@ -172,6 +173,7 @@ static void __exit wsx_exit(void)
 	wsx_monitor_stop();
 	wsx_sched_exit();
 	wsx_ops_exit();
+	wsx_accounts_exit();	/* no session, no M left */
 }
 
 module_init(wsx_init);

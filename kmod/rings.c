@@ -82,7 +82,7 @@
  *     are on an RCU list that an M with nothing to run walks before it
  *     parks (wsx_rings_pickup_find()).  It skips a ring marked
  *     pickup_blocked or pickup_missed.  Of the rings whose SQ holds
- *     entries it returns the one the Ms chose least recently (below), and
+ *     entries it returns the one the Ms took up least recently (below), and
  *     the M consumes up to WSX_SOURCE_BUDGET entries
  *     (wsx_rings_pickup_one()).  When none holds entries, it sets
  *     WSX_SQ_NEED_ENTER on each, takes a full barrier and loads the SQ
@@ -94,12 +94,16 @@
  *     stamps it, under sq_lock, with the next value of wsx_pickup_clock
  *     (served; a stamp only grows), and the walk chooses, among the rings
  *     with entries, the oldest stamp.  A choice whose try of sq_lock fails
- *     stamps nothing: the ring keeps its place.  So an entry pushed into a
- *     ring whose flag is clear, once its sq_lock is free (a holder
- *     consumes it or walks again), is taken within (rings with entries -
- *     1) + (Ms walking at once - 1) pick-ups of other rings, each of at
- *     most WSX_SOURCE_BUDGET entries, however another session floods its
- *     SQ.  A hold of sq_lock is not bounded in pick-ups.  The stamps are
+ *     stamps nothing: the ring keeps its place.  Once a ring Q holds an
+ *     entry pushed while its flag is clear and its sq_lock is free (a
+ *     holder consumes it or walks again), Q's stamp stays as it is until Q
+ *     is taken up, and each take-up of another ring stamps that ring newer
+ *     than Q: only a walk that read its stamp before can still prefer it,
+ *     one such walk per M and ring.  So Q's entry is taken within (rings
+ *     with entries - 1) x (Ms walking at once) pick-ups of other rings,
+ *     each of at most WSX_SOURCE_BUDGET entries, however other sessions
+ *     flood their SQs (spin finds the bound reached with 3 rings and 2
+ *     Ms).  A hold of sq_lock is not bounded in pick-ups.  The stamps are
  *     read racily: a hint for the order, not part of the handshake.
  *
  *     Invariant: while the flag is clear, an M that will walk the list
@@ -123,8 +127,12 @@
  *     abandons the rings (wsx_rings_abandon()), one pass, bounded by the
  *     rings listed when it begins (and setups under way then) and their
  *     SQs' sizes, however fast a user pushes.  For each ring not blocked
- *     nor stamped since the pass began (visited by a pass, or taken up by
- *     an M, which walks again), stamped as it is visited: it
+ *     (a full CQ, indices out of range or a CRC32C entry left it to an
+ *     ENTER, with the flag set) nor stamped since the pass began (visited
+ *     by a pass, or taken up by an M, which walks again), stamped as it is
+ *     visited, before its try (a try that fails leaves the ring to its
+ *     holder, which consumes, so the stamp sends back no ring whose
+ *     entries wait with the lock free): it
  *     tries sq_lock as a pick-up does (when taken, the holder looks);
  *     under it, unless blocked, it announces (the flag set, full barrier)
  *     and then consumes once, as an M (a CRC32C entry or a full CQ blocks
@@ -141,11 +149,14 @@
  *     entry's pages, which takes as long as the user's page faults take.
  *     The M tries the lock; when it is taken, the M stores pickup_missed,
  *     takes a full barrier and tries once more; when it is still taken it
- *     leaves the ring to the holder.  Every holder but the take-over
- *     (below), after its unlock, exchanges pickup_missed with 0 (xchg():
- *     a full barrier on both sides), wsx_rings_unlock_sq().  Store buffering: either the M's
- *     second try sees the lock free, or the holder sees pickup_missed.
- *     An M holder walks again anyway; an ENTER holder takes the pick-up
+ *     leaves the ring to the holder.  Every holder but the take-over and
+ *     the abandon pass (below), after its unlock, exchanges pickup_missed
+ *     with 0 (xchg(): a full barrier on both sides), wsx_rings_unlock_sq().
+ *     Store buffering: either the M's second try sees the lock free, or
+ *     the holder sees pickup_missed.  An M holder in
+ *     wsx_rings_pickup_one() walks again anyway; the abandon pass leaves
+ *     the flag set and clears pickup_missed under the lock (above), as the
+ *     take-over does; an ENTER holder takes the pick-up
  *     over (wsx_rings_take_over()): it consumes, announces as the walk does
  *     and consumes once more if entries came before the announce; the
  *     flag stays set (no M can clear it while the lock is held), so what
@@ -246,6 +257,7 @@ struct wsx_rings {
 	u32 sq_entries;				/* I */
 	u32 cq_entries;				/* I */
 	const bool *cancel;			/* I: the session's closing */
+	struct wsx_account *acct;		/* I: the session's user */
 	struct wsx_rslot *slots;		/* I */
 	bool pickup;				/* I: WSX_RING_SQ_PICKUP */
 	bool listed;			/* on wsx_pickup_rings: I, quiesce */
@@ -278,7 +290,10 @@ struct wsx_rings {
 /* Rings of WSX_RING_SQ_PICKUP sessions: under RCU, written under the lock. */
 static LIST_HEAD(wsx_pickup_rings);
 static DEFINE_SPINLOCK(wsx_pickup_lock);
-/* Ticks at each pick-up and each abandon pass: see "Pick-up", the order. */
+/*
+ * Ticks at each take-up (wsx_rings_pickup_one()), at the start of each
+ * abandon pass and at each of its visits: see "Pick-up", the order.
+ */
 static atomic64_t wsx_pickup_clock = ATOMIC64_INIT(0);
 
 /* ---- the CQ ------------------------------------------------------------ */
@@ -388,6 +403,7 @@ static void wsx_rings_submit_one(struct wsx_rings *r,
 	}
 	wsx_job_init(&slot->job, wsx_rslot_done);
 	slot->job.cancel = r->cancel;
+	slot->job.acct = r->acct;
 	slot->user_data = req->user_data;
 	slot->op = req->op;
 	slot->timed = req->flags & WSX_REQ_TIMESTAMPS;
@@ -914,12 +930,14 @@ static void wsx_rings_free(struct wsx_rings *r)
  * @setup:	the copy; its out fields are filled
  * @cancel:	the session's closing flag, the cancel flag of its jobs
  * @poll_wq:	the session's queue of poll() sleepers
+ * @acct:	the session's account, for its items (account.c)
  *
  * Return: the rings, or an ERR_PTR of the errors WSX_IOC_RING_SETUP lists.
  */
 struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 				   const bool *cancel,
-				   wait_queue_head_t *poll_wq)
+				   wait_queue_head_t *poll_wq,
+				   struct wsx_account *acct)
 {
 	struct wsx_rings *r;
 	u32 i;
@@ -938,6 +956,7 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	r->cq_entries = setup->cq_entries;
 	r->cancel = cancel;
 	r->poll_wq = poll_wq;
+	r->acct = acct;
 	wsx_rings_layout(r, setup);
 	r->mem = vmalloc_user(r->size);
 	r->slots = kvcalloc(r->cq_entries, sizeof(*r->slots), GFP_KERNEL);
@@ -964,9 +983,15 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 		refcount_set(&r->refs, 1);
 		init_completion(&r->unref);
 		/*
-		 * a pass of wsx_rings_abandon() begun before it is listed
-		 * skips it (its flag is set); one begun after an M found it
-		 * listed visits it (litmus/rings-create-abandon-pass-lb)
+		 * stamped with the clock as it is set up: a pass of
+		 * wsx_rings_abandon() whose tick this read sees skips it;
+		 * one whose tick it does not see (a setup under way when
+		 * the pass began) visits it if it is listed before the
+		 * pass's last walk.  Skipped, its flag is set, as no M has
+		 * looked.  A ring an M found listed (and whose flag it
+		 * cleared) before the pass began cannot carry the pass's
+		 * tick, so the pass visits it
+		 * (litmus/rings-create-abandon-pass-lb).
 		 */
 		atomic64_set(&r->served, atomic64_read(&wsx_pickup_clock));
 		r->listed = true;

@@ -158,6 +158,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+#include "account.h"
 #include "fault.h"
 #include "sched.h"
 #include "source.h"
@@ -1122,6 +1123,7 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 {
 	struct wsx_p *p = m->p;
 	struct wsx_job *job = item->job;
+	u64 runtime;
 
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
@@ -1133,7 +1135,8 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	}
 	wsx_item_account_start(p, item, m);
 	/* the scheduler's tick updates it under us: a snapshot is enough */
-	WRITE_ONCE(p->cur_runtime, data_race(current->se.sum_exec_runtime));
+	runtime = data_race(current->se.sum_exec_runtime);
+	WRITE_ONCE(p->cur_runtime, runtime);
 	/* release: the monitor that sees this seq sees its cur_runtime
 	 * (litmus/execute-monitor-seq-mp)
 	 */
@@ -1147,6 +1150,10 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	WRITE_ONCE(p->cur, NULL);
 	trace_wsx_item_end(item, READ_ONCE(job->status));
 	wsx_stat_inc(p, executed);
+	/* updated by the scheduler's tick under us, as above */
+	runtime = data_race(current->se.sum_exec_runtime) - runtime;
+	/* the job is ours until the put, its account lives until unload */
+	wsx_account_item(job->acct, runtime);
 	wsx_job_put(job);
 	cond_resched();
 }

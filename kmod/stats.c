@@ -2,7 +2,12 @@
 /*
  * wsx: statistics under /sys/kernel/debug/wsx/.
  *
- *   stats       one line per P, "P<id> node=<node index> key=value ...",
+ *   stats       the format's version line, "wsx_stats version=<n>"
+ *               (WSX_STATS_VERSION; see wsx(4): every other line is a
+ *               tag then key=value pairs, and within a version tags and
+ *               keys are only added, never renamed or removed; a new
+ *               version is an incompatible change), then
+ *               one line per P, "P<id> node=<node index> key=value ...",
  *               the keys including steals_<level> and stolen_<level>,
  *               the steals and items taken from victims that far (smt,
  *               cache, node, remote: topology.c), then, with one
@@ -12,7 +17,8 @@
  *               "global depth=<n> puts=<n> gets=<n> cancelled=<n>
  *               threads=<n> threads_max=<n> threads_started=<n>
  *               threads_exited=<n> handoffs=<n> blocked=<n>", the global
- *               queues' totals and the Ms'
+ *               queues' totals and the Ms', then one line per user of
+ *               /dev/wsx, "user uid=<n> items=<n> cpu_ns=<n>" (account.c)
  *   schedtrace  one line in the format of Go's GODEBUG=schedtrace:
  *               "WSX <ms>ms: nprocs=<n> idleprocs=<n> threads=<n>
  *               spinningthreads=<n> idlethreads=<n> runqueue=<n> [<P0> ...]"
@@ -51,9 +57,15 @@
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
+#include "account.h"
 #include "fault.h"
 #include "sched.h"
 #include "wsx_internal.h"
+
+/* The stats file's format (see the header); bump only for a change that
+ * renames or removes a key or a line's tag.
+ */
+#define WSX_STATS_VERSION	1
 
 /* Longest schedtrace line: the head, then up to 11 bytes per P. */
 #define WSX_SCHEDTRACE_MAX	(256 + 11 * wsx_sched.nprocs)
@@ -125,6 +137,7 @@ static int wsx_stats_show(struct seq_file *sf, void *unused)
 {
 	unsigned int id, i;
 
+	seq_printf(sf, "wsx_stats version=%d\n", WSX_STATS_VERSION);
 	for (id = 0; id < wsx_sched.nprocs; id++) {
 		struct wsx_p *p = wsx_sched.ps[id];
 		const void *st = &p->stats;
@@ -149,6 +162,7 @@ static int wsx_stats_show(struct seq_file *sf, void *unused)
 	seq_printf(sf, " handoffs=%lld blocked=%d\n",
 		   (s64)atomic64_read(&wsx_sched.handoffs),
 		   atomic_read(&wsx_sched.nblocked));
+	wsx_accounts_show(sf);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(wsx_stats);
@@ -276,6 +290,7 @@ static ssize_t wsx_reset_write(struct file *file, const char __user *buf,
 {
 	wsx_sched_reset_stats();
 	atomic64_set(&wsx_cancelled_jobs, 0);
+	wsx_accounts_reset();
 	return count;
 }
 

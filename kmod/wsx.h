@@ -21,6 +21,7 @@
 #include <linux/timerqueue.h>
 #include <linux/types.h>
 
+struct wsx_account;
 struct wsx_item;
 struct wsx_job;
 
@@ -74,6 +75,8 @@ struct wsx_item {
  * @status:	0 or -errno, free for the job's items and done callback
  * @started_ns:	when the job's root item started (ktime_get_ns)
  * @cpu:	the CPU that ran the root item
+ * @acct:	who the items are counted for (the /dev/wsx session's user),
+ *		or NULL: wsx_job_init() sets NULL, in-kernel users leave it
  */
 struct wsx_job {
 	atomic64_t refs;
@@ -83,6 +86,7 @@ struct wsx_job {
 	int status;
 	unsigned int cpu;
 	u64 started_ns;
+	struct wsx_account *acct;
 };
 
 /* Where wsx_queue() puts an item. */

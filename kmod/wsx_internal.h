@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct file;
+struct wsx_account;
 struct poll_table_struct;
 struct vm_area_struct;
 struct wsx_completion;
@@ -41,7 +42,8 @@ void wsx_record_fill(struct wsx_completion *rec, u64 user_data, u32 op,
 extern unsigned int wsx_ring_max_entries;
 struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 				   const bool *cancel,
-				   wait_queue_head_t *poll_wq);
+				   wait_queue_head_t *poll_wq,
+				   struct wsx_account *acct);
 void wsx_rings_quiesce(struct wsx_rings *r);
 void wsx_rings_destroy(struct wsx_rings *r);
 long wsx_rings_enter(struct wsx_rings *r, struct wsx_enter *e);

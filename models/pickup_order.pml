@@ -5,12 +5,14 @@
  * ring's handshake; this model checks the order among rings, the
  * handshake taken as given.
  *
- *   Ring 0 (the first on the list) is flooded: its user refills its SQ
- *   as soon as an M consumed, so it always holds entries.  Ring 1's user
- *   pushes one entry, the flag clear (an M served ring 1 before), and
- *   does not ENTER: it relies on the Ms.  At the start an M holds ring
- *   1's sq_lock, consuming an earlier entry (its tail read before the
- *   push), and lets go at some point.
+ *   Rings 0 .. NR - 2 are flooded: their users refill an SQ as soon as an
+ *   M consumed it, so each holds entries while the flood lasts.  Ring
+ *   NR - 1 (the quiet ring, Q) gets one entry, pushed while its flag is
+ *   clear (an M served it before), and its user does not ENTER: it relies
+ *   on the Ms.  Q was taken up last, so the flooded rings' stamps are all
+ *   older than Q's.  At the start an M holds Q's sq_lock, consuming an
+ *   earlier entry (its tail read before the push), and lets go at some
+ *   point.
  *   NM Ms loop: the walk chooses a ring with entries that is not marked
  *   missed (one step: the stamps, tails and "missed" read); then the try
  *   of its sq_lock (a second step): taken, it marks the ring missed and
@@ -18,23 +20,28 @@
  *   (wsx_rings_pickup_one(), under the lock); then it consumes and
  *   unlocks, clearing "missed" (a third step; the holder walks again).
  *   Fixed: the walk chooses the ring with entries whose stamp is the
- *   oldest.  Every pick-up stamps its ring newest, so once ring 1 holds
- *   an entry and its lock is free, each other ring is taken up at most
- *   once before ring 1, plus once more by each M whose walk ran before
- *   that stamp: the bound is (pick-up rings with entries - 1) + (Ms - 1)
+ *   oldest.  Once Q holds an entry, its stamp no longer changes until it
+ *   is taken up, and every take-up of another ring R stamps R newer than
+ *   Q: from then on no walk prefers R to Q.  Only a walk that read R's
+ *   stamp before that take-up can still choose R, and each M has at most
+ *   one such walk per ring (its next walk reads the new stamp).  So the
+ *   bound is (pick-up rings with entries - 1) x (Ms walking at once)
  *   pick-ups of other rings, whatever the flood does.
  *
- * Checked (scripts/check-models): while ring 1's entry waits and its
- * sq_lock is free, ring 0 is taken up at most NR - 1 + NM - 1 times
- * (assertion, counted until ring 1's entry is consumed).
+ * Checked (scripts/check-models): while Q's entry waits and its sq_lock is
+ * free, the other rings are taken up at most (NR - 1) * NM times in all
+ * (assertion, counted until Q's entry is consumed).
  *
  * Variants (must fail):
  *   BUG_HEAD  0b3258a: the walk takes the first ring with entries from
  *             the list head: the flooded ring 0 is taken as long as it is
- *             fed, ring 1's entry waits.
+ *             fed, Q's entry waits.
  *   BUG_CHOICE 978a945: the walk stamps the ring it chose, before the try
- *             of sq_lock: a choice that finds the lock taken sends ring 1
- *             to the back, and ring 0 is taken up beyond the bound.
+ *             of sq_lock: a choice that finds the lock taken sends Q to
+ *             the back, and the flood is taken up beyond the bound.
+ *   BUG_BOUND the bound as first stated, (NR - 1) + (NM - 1): with 3 rings
+ *             and 2 Ms each M makes a stale pick-up of each older ring,
+ *             4 in all (found in review).
  *
  * Memory model: sequential consistency; the stamps and the tail are read
  * racily by the walk in the code, a hint for the choice, not for the
@@ -44,9 +51,18 @@
 #ifndef NM
 #define NM	2	/* Ms */
 #endif
-#define NR	2	/* pick-up rings */
+#ifndef NR
+#define NR	2	/* pick-up rings, the quiet one last */
+#endif
+#define Q	(NR - 1)
 #ifndef FLOOD
-#define FLOOD	4	/* pick-ups of ring 0 the model lets happen */
+#define FLOOD	4	/* pick-ups of the flooded rings the model lets happen */
+#endif
+
+#ifdef BUG_BOUND
+#define BOUND	(NR - 1 + NM - 1)
+#else
+#define BOUND	((NR - 1) * NM)
 #endif
 
 byte stamp[NR];		/* the pick-up clock at each ring's last pick-up */
@@ -54,10 +70,10 @@ byte clock;
 bool pending[NR];	/* the ring's SQ holds entries */
 bool lk[NR];		/* its sq_lock */
 bool missed[NR];	/* an M found the lock taken: the holder looks */
-bool b_pushed;		/* ring 1's entry was pushed */
-bool b_done;		/* ... and consumed */
-byte a_while_b;		/* pick-ups of ring 0 while it waited, lock free */
-byte a_choices;
+bool q_pushed;		/* Q's entry was pushed */
+bool q_done;		/* ... and consumed */
+byte others_while_q;	/* pick-ups of other rings while it waited, lock free */
+byte flood_taken;	/* pick-ups of the flooded rings */
 
 inline stamp_it(r)
 {
@@ -65,38 +81,45 @@ inline stamp_it(r)
 	stamp[r] = clock
 }
 
-/* The M that holds ring 1's lock at the start lets go (and walks again). */
+/* The M that holds Q's lock at the start lets go (and walks again). */
 proctype holder()
 {
-	atomic { lk[1] = false; missed[1] = false }
+	atomic { lk[Q] = false; missed[Q] = false }
 }
 
-proctype user_b()
+proctype user_q()
 {
-	atomic { pending[1] = true; b_pushed = true }
+	atomic { pending[Q] = true; q_pushed = true }
 }
 
 proctype m()
 {
-	byte r;
+	byte r, i;
 
 end:	do
-	:: a_choices < FLOOD || !b_done ->
+	:: flood_taken < FLOOD || !q_done ->
 		atomic {
+			/* wsx_rings_pickup_find(): r = NR when no ring qualifies */
+			r = NR;
+			for (i : 0 .. NR - 1) {
+				if
+				:: pending[i] && !missed[i] ->
 #ifdef BUG_HEAD
-			if
-			:: pending[0] && !missed[0] -> r = 0
-			:: else -> r = 1
-			fi;
+					if
+					:: r == NR -> r = i
+					:: else
+					fi
 #else
-			if
-			:: pending[0] && !missed[0] &&
-			   (!pending[1] || missed[1] || stamp[0] <= stamp[1]) -> r = 0
-			:: else -> r = 1
-			fi;
+					if
+					:: r == NR || stamp[i] < stamp[r] -> r = i
+					:: else
+					fi
 #endif
+				:: else
+				fi
+			}
 			if
-			:: !pending[r] || missed[r] -> goto skip_it	/* parks */
+			:: r == NR -> goto skip_it	/* parks */
 			:: else
 			fi
 		}
@@ -113,28 +136,28 @@ end:	do
 			stamp_it(r);
 #endif
 			if
-			:: r == 0 ->
-				a_choices++;
+			:: r != Q ->
+				flood_taken++;
 				if
-				:: b_pushed && !b_done && !lk[1] ->
-					a_while_b++;
-					assert(a_while_b <= NR - 1 + NM - 1)
+				:: q_pushed && !q_done && !lk[Q] ->
+					others_while_q++;
+					assert(others_while_q <= BOUND)
 				:: else
 				fi
 			:: else
 			fi
 		}
-		/* consume (ring 0's user refills at once while it floods), unlock */
+		/* consume (a flooded ring's user refills at once), unlock */
 		atomic {
 			if
-			:: r == 0 -> pending[0] = (a_choices < FLOOD)
-			:: else -> b_done = b_pushed; pending[1] = false
+			:: r != Q -> pending[r] = (flood_taken < FLOOD)
+			:: else -> q_done = q_pushed; pending[Q] = false
 			fi;
 			lk[r] = false;
 			missed[r] = false
 		}
 skip_it:	skip
-	:: a_choices >= FLOOD && b_done -> break
+	:: flood_taken >= FLOOD && q_done -> break
 	od
 }
 
@@ -143,13 +166,15 @@ init
 	byte i;
 
 	atomic {
-		pending[0] = true;
-		stamp[0] = 1;
-		stamp[1] = 2;	/* ring 1 taken up last, by its holder */
-		clock = 2;
-		lk[1] = true;
+		for (i : 0 .. Q - 1) {
+			pending[i] = true;
+			stamp[i] = i + 1
+		}
+		stamp[Q] = NR;	/* Q taken up last, by its holder */
+		clock = NR;
+		lk[Q] = true;
 		run holder();
-		run user_b();
+		run user_q();
 		for (i : 1 .. NM) {
 			run m()
 		}

@@ -32,9 +32,10 @@
  * before B's NOP: an order read from the records' queued_ns
  * (WSX_REQ_TIMESTAMPS), not from this thread's look, which comes late;
  * A's entries that the feeder's own ENTERs may have taken are left out.
- * Rings chosen least recently first take B's entry within (rings with
- * entries - 1) + (Ms walking at once - 1) choices, at most P pick-ups of
- * WSX_SOURCE_BUDGET (256) entries: the bound is twice that.  A walk
+ * Rings taken up least recently first take B's entry within (rings with
+ * entries - 1) x (Ms walking at once) pick-ups of other rings: with two
+ * rings at most P pick-ups of WSX_SOURCE_BUDGET (256) entries of A's,
+ * and the bound is twice that.  A walk
  * that takes the first pending ring from the head keeps the Ms on A
  * until A's SQ is found empty or two Ms collide on its sq_lock: tens of
  * thousands of A's entries.  B's records and the flood's are checked
