@@ -813,8 +813,12 @@ static int worker(int id, __u64 seed, long calls)
 		return 2;
 	for (int i = 0; i < 2; i++) {
 		s[i] = (struct sess){ .fd = wsx_test_open() };
-		if (s[i].fd < 0)
+		if (s[i].fd < 0) {
+			fprintf(stderr, "# worker %d (uid %u): open %s: %s\n",
+				id, (unsigned int)geteuid(), WSX_DEVICE_PATH,
+				strerror(-s[i].fd));
 			return 2;
+		}
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART */
