@@ -3,16 +3,20 @@
 #
 # The guest side of `make demo`: the seeds' scenario as a user runs it.
 # Twenty 50 ms SPIN items are queued on P0 in one SUBMIT while P1..P3 are
-# idle; schedtrace lines, taken every 20 ms or so, show the queue depths
-# going from [20 0 0 0] towards balance as the idle Ps steal half of P0's
-# queue (its ring, or the inbox its busy M has not emptied yet), then half
-# of each other's.  (SPIN is limited to max_item_ns,
-# 10 ms by default: the demo raises it for its run, to be seen under TCG,
-# and turns the long-item monitor off, which would otherwise hand the Ps of
-# such long items to more Ms.)  Last, wsxctl top --once samples the Ps
-# while 2,000 SPIN(2 ms) items queued on P0 are being stolen, as the
-# README's top example does: after the scenario the executor is idle and a
-# sample then is all zeros.
+# idle; schedtrace lines show the queue depths going towards balance as the
+# idle Ps steal half of P0's queue (its ring, or the inbox its busy M has
+# not emptied yet), then half of each other's.  The first line is the first
+# sample, read in a loop without pause, in which items are queued; it is
+# [20 0 0 0] only when read before any idle P stole, which the idle Ps,
+# woken by the SUBMIT, usually do first (one run showed [4 9 2 1]; the
+# timeline that `make demo` draws next, from the trace's events, has the
+# [20 0 0 0]); then a line every 20 ms or so, when the depths changed.  SPIN is limited to max_item_ns, 10 ms by default: the
+# demo raises it for its run (a user copying the command without it gets
+# E2BIG), and turns the long-item monitor off (long_item_ms 0), which would
+# otherwise hand the P of each item to a second M after 10 ms, and says so.
+# Last, wsxctl top --once samples the Ps while 2,000 SPIN(2 ms) items queued
+# on P0 are being stolen, as the README's top example does: after the
+# scenario the executor is idle and a sample then is all zeros.
 D=/sys/kernel/debug/wsx
 MAX=/sys/module/wsx/parameters/max_item_ns
 LONG=/sys/module/wsx/parameters/long_item_ms
@@ -27,15 +31,29 @@ old_max=$(cat $MAX)
 old_long=$(cat $LONG)
 echo 100000000 >$MAX
 echo 0 >$LONG
+echo "(for this run max_item_ns $old_max -> 100000000: SPIN(50 ms) is over" \
+	"it, E2BIG otherwise; long_item_ms $old_long -> 0: the monitor would" \
+	"hand the P of an item running over $old_long ms to a second M, two" \
+	"items then sharing a CPU)"
 wsxctl run spin 50000000 --count 20 --batch 20 --place cpu:0 >/tmp/run.out &
 run=$!
-last=
+# the first sample with queued items, read without pause
 while kill -0 $run 2>/dev/null; do
+	read -r line <$D/schedtrace
+	case ${line#*runqueue=} in
+	*[1-9]*) break ;;
+	esac
+done
+echo "(schedtrace: the first sample with items queued; the idle Ps have" \
+	"usually stolen before it: the timeline below shows the [20 0 0 0])"
+echo "$line"
+last=${line#*runqueue=}
+while kill -0 $run 2>/dev/null; do
+	usleep 20000
 	read -r line <$D/schedtrace
 	depths=${line#*runqueue=}
 	[ "$depths" != "$last" ] && echo "$line"
 	last=$depths
-	usleep 20000
 done
 wait $run
 echo "$old_max" >$MAX

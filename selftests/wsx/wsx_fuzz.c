@@ -18,6 +18,11 @@
  * (counted per session).  Anything a worker cannot predict (a random
  * pointer) is only checked against the command's list of errnos.
  *
+ * Workers 1 and 3 run as a non-root member of the group wsx, as the
+ * packages let users in (/dev/wsx root:wsx 0660; without udev the test
+ * gives the node to the group itself, see wsx_test_group_device()),
+ * workers 0 and 2 as root.
+ *
  * Workers must exit 0, not die of a signal.  Then a normal workload runs,
  * with both in-flight limits at exactly its size (a count leaked by the
  * fuzzing would make it fail), and the module is unloaded and loaded again
@@ -808,8 +813,12 @@ static int worker(int id, __u64 seed, long calls)
 		return 2;
 	for (int i = 0; i < 2; i++) {
 		s[i] = (struct sess){ .fd = wsx_test_open() };
-		if (s[i].fd < 0)
+		if (s[i].fd < 0) {
+			fprintf(stderr, "# worker %d (uid %u): open %s: %s\n",
+				id, (unsigned int)geteuid(), WSX_DEVICE_PATH,
+				strerror(-s[i].fd));
 			return 2;
+		}
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART */
@@ -847,8 +856,8 @@ static int worker(int id, __u64 seed, long calls)
 	drain(&s[0]);
 	close(s[0].fd);
 	close(s[1].fd);
-	printf("# worker %d: %lld calls in %llu ms: %lld SUBMIT (%lld items queued on the drained session), %lld WAIT (%lld -EINTR), %lld VERSION, %lld other commands, %lld reopens, %lld violations\n",
-	       id, st.calls,
+	printf("# worker %d (uid %u): %lld calls in %llu ms: %lld SUBMIT (%lld items queued on the drained session), %lld WAIT (%lld -EINTR), %lld VERSION, %lld other commands, %lld reopens, %lld violations\n",
+	       id, (unsigned int)geteuid(), st.calls,
 	       (unsigned long long)(wsx_test_now_ns() - t0) / NSEC_PER_MSEC,
 	       st.submits, s[0].queued, st.waits, st.eintr, st.versions,
 	       st.enotty, st.reopen, st.violations);
@@ -909,8 +918,10 @@ TEST_F_TIMEOUT(fuzz, random_ioctls_then_normal_work, 600)
 	struct once o = { .seen = calloc(n, 1), .n = n };
 	struct wsx_req fib = wsx_test_req(WSX_OP_FIB, 0, 0, 0, 20, 0, 0);
 	struct wsx_completion rec;
+	struct wsx_test_node node = { 0 };
 	char buf[64];
 	pid_t pids[WORKERS];
+	gid_t gid = 0;
 	__u64 t0;
 	int fd, failed = 0;
 	long ret;
@@ -926,16 +937,22 @@ TEST_F_TIMEOUT(fuzz, random_ioctls_then_normal_work, 600)
 	snprintf(buf, sizeof(buf), "%llu", FUZZ_MAX_NS);
 	ASSERT_EQ(0, wsx_test_param_set("max_item_ns", buf));
 	max_ns = FUZZ_MAX_NS;
-	TH_LOG("seed %llu: %ld calls from %d processes, %d Ps",
-	       (unsigned long long)seed, total, WORKERS, nprocs);
+	ASSERT_EQ(0, wsx_test_group_device(&node, &gid));
+	TH_LOG("seed %llu: %ld calls from %d processes, %d Ps; workers 1 "
+	       "and 3 as uid %d in group %u",
+	       (unsigned long long)seed, total, WORKERS, nprocs,
+	       WSX_TEST_UID, (unsigned int)gid);
 
 	t0 = wsx_test_now_ns();
 	fflush(NULL);
 	for (int i = 0; i < WORKERS; i++) {
 		pids[i] = fork();
 		ASSERT_LE(0, pids[i]);
-		if (!pids[i])
-			_exit(worker(i, seed, total / WORKERS));
+		if (pids[i])
+			continue;
+		if (i % 2 && wsx_test_become_member(gid))
+			_exit(2);
+		_exit(worker(i, seed, total / WORKERS));
 	}
 	for (int i = 0; i < WORKERS; i++) {
 		int status = 0;
@@ -953,6 +970,7 @@ TEST_F_TIMEOUT(fuzz, random_ioctls_then_normal_work, 600)
 	TH_LOG("fuzzing took %llu ms",
 	       (unsigned long long)(wsx_test_now_ns() - t0) / NSEC_PER_MSEC);
 	EXPECT_EQ(0, failed);
+	EXPECT_EQ(0, wsx_test_restore_device(&node));
 	ASSERT_EQ(0, wsx_test_param_set("max_item_ns", self->saved_max_ns));
 
 	/*

@@ -9,7 +9,8 @@
  * mixed placements, through ENTER and in the mode where the executor's Ms
  * pick the entries up (WSX_RING_SQ_PICKUP); that mode's NEED_ENTER flag
  * and its CRC32C entries left to ENTER; two threads sharing one ring; a
- * scribbler writing garbage over the shared words while items run; munmap
+ * scribbler writing garbage over the shared words while items run, as root
+ * and as a non-root member of the group wsx; munmap
  * and fork while items run; close with items in flight; wait timeouts and
  * poll.
  */
@@ -639,7 +640,8 @@ static void *scribbler(void *arg)
 	return NULL;
 }
 
-TEST_F_TIMEOUT(slow, scribbler_while_items_run, 300)
+/* The scribbler over a session's rings, then a new session runs items. */
+static void scribble(struct __test_metadata *_metadata)
 {
 	static const long ok[] = { 0, -EINVAL, -ETIMEDOUT };
 	struct scribble s = { .seed = 12345 };
@@ -685,6 +687,44 @@ TEST_F_TIMEOUT(slow, scribbler_while_items_run, 300)
 	EXPECT_EQ(0, wsx_tring_run(&t, reqs, 4, collect_one, &c, 30 * SEC));
 	wsx_tring_unmap(&t);
 	close(fd);
+}
+
+TEST_F_TIMEOUT(slow, scribbler_while_items_run, 300)
+{
+	scribble(_metadata);
+}
+
+/*
+ * The same as a non-root member of the group wsx (the packages' access,
+ * wsx_test_group_device()), in a child: its failed ASSERT aborts it, a
+ * failed EXPECT makes it exit 1.
+ */
+TEST_F_TIMEOUT(slow, scribbler_as_group_member, 300)
+{
+	struct wsx_test_node node = { 0 };
+	int status = -1;
+	gid_t gid = 0;
+	pid_t pid;
+
+	if (geteuid())
+		SKIP(return, "not root: %s cannot be given to a group",
+		     WSX_DEVICE_PATH);
+	ASSERT_EQ(0, wsx_test_group_device(&node, &gid));
+	TH_LOG("as uid %d in group %u", WSX_TEST_UID, (unsigned int)gid);
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (wsx_test_become_member(gid))
+			_exit(2);
+		scribble(_metadata);
+		_exit(_metadata->passed ? 0 : 1);
+	}
+	EXPECT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, wsx_test_restore_device(&node));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("the member's child: wait status %#x", status);
+	}
 }
 
 /* ---- munmap, fork, close, poll ----------------------------------------- */

@@ -9,12 +9,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/wsx.h>
@@ -380,6 +382,77 @@ static inline long wsx_test_reap(int fd, size_t n, wsx_test_rec_fn fn,
 		done += ret;
 	}
 	return (long)done;
+}
+
+/*
+ * Runs as a non-root member of the group wsx, the packages' way of giving
+ * /dev/wsx to users (root:wsx 0660, udev's 60-wsx.rules).  A guest without
+ * udev has the node the module makes, root's 0600: as root,
+ * wsx_test_group_device() gives it to the group (wsx of /etc/group when
+ * there is one, as check-deb's guest has, else the gid WSX_TEST_GID), mode
+ * 0660, and keeps what it was for wsx_test_restore_device().  A child then
+ * calls wsx_test_become_member(): the uid WSX_TEST_UID, its own primary
+ * group, the group of the node as its one supplementary group (as
+ * `adduser USER wsx` leaves a user), no way back to root.
+ */
+#define WSX_TEST_UID	4242
+#define WSX_TEST_GID	4243
+
+struct wsx_test_node {
+	uid_t uid;
+	gid_t gid;
+	mode_t mode;
+};
+
+/* 0, the node's old owner in *@saved and the group in *@gid; or -errno. */
+static inline int wsx_test_group_device(struct wsx_test_node *saved,
+					gid_t *gid)
+{
+	const struct group *gr = getgrnam("wsx");
+	struct stat sb;
+
+	if (geteuid())
+		return -EPERM;
+	if (stat(WSX_DEVICE_PATH, &sb))
+		return -errno;
+	*saved = (struct wsx_test_node){ sb.st_uid, sb.st_gid,
+					 sb.st_mode & 07777 };
+	*gid = gr ? gr->gr_gid : WSX_TEST_GID;
+	if (chown(WSX_DEVICE_PATH, 0, *gid) || chmod(WSX_DEVICE_PATH, 0660))
+		return -errno;
+	return 0;
+}
+
+static inline int wsx_test_restore_device(const struct wsx_test_node *saved)
+{
+	if (chown(WSX_DEVICE_PATH, saved->uid, saved->gid) ||
+	    chmod(WSX_DEVICE_PATH, saved->mode))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Drops to WSX_TEST_UID, a member of @gid; 0, or -errno after saying on
+ * stderr which step failed (also when root could be had back).
+ */
+static inline int wsx_test_become_member(gid_t gid)
+{
+	gid_t groups[1] = { gid };
+	const char *step = NULL;
+
+	if (setgroups(1, groups))
+		step = "setgroups";
+	else if (setgid(WSX_TEST_UID))
+		step = "setgid";
+	else if (setuid(WSX_TEST_UID))
+		step = "setuid";
+	else if (!setuid(0) || !geteuid())
+		step = "root could be had back";
+	if (!step)
+		return 0;
+	fprintf(stderr, "# becoming uid %d in group %u: %s: %s\n",
+		WSX_TEST_UID, (unsigned int)gid, step, strerror(errno));
+	return errno ? -errno : -EPERM;
 }
 
 #endif /* _WSX_TEST_H */

@@ -258,10 +258,43 @@ static int parse_line(struct parse_state *ps, const char *pos, const char *end)
 	}
 	if (tag_numbered(&tag, "node", ps->topo.nnodeqs))
 		return parse_nodeq(ps, pos, end);
-	/* a line of a kind a newer module adds (a version line, say) */
+	/* the version line, a user's line, or a kind a newer module adds */
 	if (tag.s[0] != 'P' && (tag.len < 4 || memcmp(tag.s, "node", 4)))
 		return 0;
 	return parse_proc(ps, &tag, pos, end);
+}
+
+/*
+ * The format's version from the first non-empty line of @text when it is
+ * the version line "wsx_stats version=<n>": 0 for version 1 and for a text
+ * without the line (a module older than the line), -EPROTO for another
+ * version, -EINVAL for a version line without a decimal version=.
+ */
+static int check_version(const char *text)
+{
+	const char *end, *pos;
+	struct token tok;
+	bool have = false;
+	__u64 v;
+
+	for (; *text; text = *end ? end + 1 : end) {
+		end = strchrnul(text, '\n');
+		pos = text;
+		if (next_token(&pos, end, &tok))
+			break;
+	}
+	if (!*text || !token_is(&tok, WSX_STATS_TAG))
+		return 0;
+	while (next_token(&pos, end, &tok)) {
+		if (tok.len <= 8 || memcmp(tok.s, "version=", 8))
+			continue;
+		if (parse_u64(tok.s + 8, tok.len - 8, &v))
+			return -EINVAL;
+		have = true;
+	}
+	if (!have)
+		return -EINVAL;
+	return v == WSX_STATS_VERSION ? 0 : -EPROTO;
 }
 
 int wsx_stats_parse_topo(const char *text, struct wsx_stats *st,
@@ -269,11 +302,12 @@ int wsx_stats_parse_topo(const char *text, struct wsx_stats *st,
 {
 	struct parse_state ps = { .have_global = false };
 	const char *end;
-	int ret = 0;
+	int ret;
 
 	if (!text || !st || !topo)
 		return -EINVAL;
 	ps.topo.nnodes = 1;
+	ret = check_version(text);
 	for (; *text && !ret; text = *end ? end + 1 : end) {
 		end = strchrnul(text, '\n');
 		ret = parse_line(&ps, text, end);
@@ -694,6 +728,8 @@ int wsx_stats_kv_parse(const char *text, struct wsx_stats_kv **kvp)
 	if (!text)
 		return -EINVAL;
 	ret = kv_count(text, &nlines, &nfields);
+	if (!ret)
+		ret = check_version(text);
 	if (ret)
 		return ret;
 	kv = calloc(1, sizeof(*kv));
@@ -818,7 +854,14 @@ static void write_kv_object(FILE *f, const struct wsx_stats_line *l)
 	fputc('}', f);
 }
 
-/* The lines whose tag is "<prefix><n>", as the JSON array @name. */
+/* A line of an array: "P<n>", "node<i>", or "user" (one per uid). */
+static bool tag_in_array(const char *tag, const char *prefix)
+{
+	return strcmp(prefix, "user") ? tag_is_numbered(tag, prefix) :
+					!strcmp(tag, prefix);
+}
+
+/* The lines of @prefix (see tag_in_array()), as the JSON array @name. */
 static void write_kv_array(FILE *f, const struct wsx_stats_kv *kv,
 			   const char *name, const char *prefix)
 {
@@ -826,7 +869,7 @@ static void write_kv_array(FILE *f, const struct wsx_stats_kv *kv,
 
 	fprintf(f, ",\n  \"%s\": [", name);
 	for (i = 0; i < kv->nlines; i++) {
-		if (!tag_is_numbered(kv->lines[i].tag, prefix))
+		if (!tag_in_array(kv->lines[i].tag, prefix))
 			continue;
 		fputs(n++ ? ",\n    " : "\n    ", f);
 		write_kv_object(f, &kv->lines[i]);
@@ -837,21 +880,24 @@ static void write_kv_array(FILE *f, const struct wsx_stats_kv *kv,
 static void write_kv_json(FILE *f, const struct wsx_stats_kv *kv,
 			  const struct wsx_hist *h)
 {
-	unsigned int i, nprocs = 0, nnodes = 0;
+	unsigned int i, nprocs = 0, nnodes = 0, nusers = 0;
 
 	for (i = 0; i < kv->nlines; i++) {
-		nprocs += tag_is_numbered(kv->lines[i].tag, "P");
-		nnodes += tag_is_numbered(kv->lines[i].tag, "node");
+		nprocs += tag_in_array(kv->lines[i].tag, "P");
+		nnodes += tag_in_array(kv->lines[i].tag, "node");
+		nusers += tag_in_array(kv->lines[i].tag, "user");
 	}
 	fprintf(f, "{\n  \"nprocs\": %u", nprocs);
 	write_kv_array(f, kv, "p", "P");
 	if (nnodes)
 		write_kv_array(f, kv, "nodes", "node");
+	if (nusers)
+		write_kv_array(f, kv, "users", "user");
 	for (i = 0; i < kv->nlines; i++) {
 		const struct wsx_stats_line *l = &kv->lines[i];
 
-		if (tag_is_numbered(l->tag, "P") ||
-		    tag_is_numbered(l->tag, "node"))
+		if (tag_in_array(l->tag, "P") || tag_in_array(l->tag, "node") ||
+		    tag_in_array(l->tag, "user"))
 			continue;
 		fputs(",\n  ", f);
 		write_json_string(f, l->tag);

@@ -70,6 +70,10 @@ int report_debugfs(const char *what, int err)
 		fputs("wsxctl: is the wsx module loaded? (modprobe wsx)\n",
 		      stderr);
 		break;
+	case -EPROTO:
+		fprintf(stderr, "wsxctl: the %s file's format version (its first line) is not %d, the one this libwsx reads: install the libwsx of the module\n",
+			what, WSX_STATS_VERSION);
+		break;
 	}
 	return EXIT_FAILURE;
 }
@@ -188,11 +192,13 @@ static const char stats_help[] =
 	"\n"
 	"Print every counter of the module's scheduler statistics from\n"
 	"debugfs ($WSX_DEBUGFS/stats, default " WSX_DEBUGFS_PATH "/stats;\n"
-	"usually root only): each line of the file, one per P, one per\n"
-	"node queue and the global line, with all their keys, or with --json\n"
-	"one JSON object {\"nprocs\", \"p\": [...], \"nodes\": [...] (when\n"
-	"per-node queues), \"global\": {...}, \"<tag>\": {...} for any other\n"
-	"line}, with the histograms of $WSX_DEBUGFS/latency and steals when\n"
+	"usually root only): each line of the file, the version line, one\n"
+	"per P, one per node queue, the global line and one per submitting\n"
+	"user, with all their keys, or with --json one JSON object\n"
+	"{\"nprocs\", \"p\": [...], \"nodes\": [...] (when per-node queues),\n"
+	"\"users\": [...], \"global\": {...}, \"wsx_stats\": {\"version\"},\n"
+	"\"<tag>\": {...} for any other line},\n"
+	"with the histograms of $WSX_DEBUGFS/latency and steals when\n"
 	"readable:\n"
 	"\"latency\": {\"<kind>\": {\"count\", \"buckets\": [64]}} (bucket b:\n"
 	"2^(b-1) <= ns < 2^b, b0: 0 ns), \"steal_sizes\": {\"count\",\n"

@@ -29,7 +29,8 @@ const char trace_help[] =
 	"\n"
 	"Record the wsx tracepoints (tracefs system \"wsx\": wsx_item_queue,\n"
 	"wsx_item_start, wsx_item_end, wsx_steal, wsx_spill, wsx_park,\n"
-	"wsx_unpark) while COMMAND runs, or for N seconds without one, then\n"
+	"wsx_unpark, wsx_handoff) while COMMAND runs, or for N seconds\n"
+	"without one, then\n"
 	"write the timeline.  The tracing directory is $WSX_TRACEFS,\n"
 	"/sys/kernel/tracing or /sys/kernel/debug/tracing (root only).  For the\n"
 	"recording the per-CPU buffer is enlarged (--buffer-kb), the trace\n"
@@ -42,7 +43,9 @@ const char trace_help[] =
 	"the M's parked periods; one track per P, \"P<p> queue\", with a mark\n"
 	"per queue event; a flow arrow (cat \"steal\") from the queue mark to the\n"
 	"slice of each item that ran on another P than it was queued on\n"
-	"(stolen=1); steal and spill instants on the thief's CPU; counters\n"
+	"(stolen=1); steal and spill instants on the thief's CPU, handoff\n"
+	"instants (cat \"handoff\": an M handed its P to another M, which\n"
+	"then shares the CPU with it) on the CPU of the M; counters\n"
 	"\"depth P<p>\" and \"depth global\", items by the queue they were\n"
 	"queued on: +1 at a queue event, -1 at a start from that queue (from=),\n"
 	"-count at a spill (moved to global); and \"runq P<p>\", \"runq global\",\n"
@@ -52,8 +55,8 @@ const char trace_help[] =
 	"Timestamps are microseconds from the first event.\n"
 	"\n"
 	"The SVG shows the same timeline: one lane per CPU, items as boxes\n"
-	"coloured by the P they were queued on, steal arrows, the runq depths\n"
-	"and a time axis.\n"
+	"coloured by the P they were queued on, steal arrows, handoffs as\n"
+	"black marks, the runq depths and a time axis.\n"
 	"\n"
 	"The summary measures the wasted cores: \"idle P x ms while items\n"
 	"waited\", the integral over the trace of min(I, W), I the Ps that\n"
@@ -456,10 +459,11 @@ convert:
 	}
 	rc |= write_outputs(&t, &w, json, svg, title);
 	fprintf(stderr, "wsxctl trace: %zu events: %zu queued, %zu started "
-		"(%zu stolen), %zu ended, %zu steals, %zu spills, %zu parks "
-		"on %d CPUs\n", t.nev, t.count[WT_QUEUE], t.count[WT_START],
-		t.stolen_starts, t.count[WT_END], t.count[WT_STEAL],
-		t.count[WT_SPILL], t.count[WT_PARK], t.ncpus);
+		"(%zu stolen), %zu ended, %zu steals, %zu spills, %zu parks, "
+		"%zu handoffs on %d CPUs\n", t.nev, t.count[WT_QUEUE],
+		t.count[WT_START], t.stolen_starts, t.count[WT_END],
+		t.count[WT_STEAL], t.count[WT_SPILL], t.count[WT_PARK],
+		t.count[WT_HANDOFF], t.ncpus);
 	print_waste(&t, &w);
 	wt_waste_free(&w);
 	if (t.lost) {

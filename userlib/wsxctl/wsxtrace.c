@@ -21,6 +21,7 @@ static const char *const type_names[WT_NR_TYPES] = {
 	[WT_SPILL] = "wsx_spill",
 	[WT_PARK] = "wsx_park",
 	[WT_UNPARK] = "wsx_unpark",
+	[WT_HANDOFF] = "wsx_handoff",
 };
 
 /* ---- parsing ------------------------------------------------------- */
@@ -137,6 +138,10 @@ static bool parse_fields(struct wt_event *ev, const char *s, const char *end)
 	case WT_PARK:
 	case WT_UNPARK:
 		return field_int(s, end, "m", &ev->m);
+	case WT_HANDOFF:
+		return field_int(s, end, "m", &ev->m) &&
+		       field_int(s, end, "p", &ev->p) &&
+		       field_int(s, end, "to", &ev->to);
 	default:
 		return false;
 	}
@@ -355,7 +360,8 @@ int wt_parse(const char *text, struct wt_trace *t)
 		if (ev.cpu + 1 > t->ncpus)
 			t->ncpus = ev.cpu + 1;
 		if ((ev.type == WT_QUEUE || ev.type == WT_START ||
-		     ev.type == WT_SPILL) && ev.p + 1 > t->nprocs)
+		     ev.type == WT_SPILL || ev.type == WT_HANDOFF) &&
+		    ev.p + 1 > t->nprocs)
 			t->nprocs = ev.p + 1;
 		if (ev.type == WT_START && ev.from + 1 > t->nprocs)
 			t->nprocs = ev.from + 1;
@@ -650,25 +656,33 @@ int wt_write_json(FILE *f, const struct wt_trace *t)
 		put_ts(f, t, it->s_ts);
 		fputs("}", f);
 	}
-	/* steals as instants on the thief's CPU */
+	/* steals, spills and handoffs as instants on the CPU making them */
 	for (i = 0; i < t->nev; i++) {
 		const struct wt_event *ev = &t->ev[i];
+		static const char *const cat[WT_NR_TYPES] = {
+			[WT_STEAL] = "steal", [WT_SPILL] = "spill",
+			[WT_HANDOFF] = "handoff",
+		};
 
-		if (ev->type != WT_STEAL && ev->type != WT_SPILL)
+		if (!cat[ev->type])
 			continue;
 		json_sep(f, &first);
 		fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"%s\",\"pid\":%d,"
-			"\"tid\":%d,\"ts\":", ev->type == WT_STEAL ? "steal" :
-			"spill", PID, CPU_TID(ev->cpu));
+			"\"tid\":%d,\"ts\":", cat[ev->type], PID,
+			CPU_TID(ev->cpu));
 		put_ts(f, t, ev->ts);
 		if (ev->type == WT_STEAL)
 			fprintf(f, ",\"name\":\"steal %u from P%d\",\"args\":"
 				"{\"thief\":%d,\"victim\":%d,\"count\":%u}}",
 				ev->count, ev->victim, ev->thief, ev->victim,
 				ev->count);
-		else
+		else if (ev->type == WT_SPILL)
 			fprintf(f, ",\"name\":\"spill %u\",\"args\":{\"p\":%d,"
 				"\"count\":%u}}", ev->count, ev->p, ev->count);
+		else
+			fprintf(f, ",\"name\":\"handoff of P%d: M%d to M%d\","
+				"\"args\":{\"m\":%d,\"p\":%d,\"to\":%d}}",
+				ev->p, ev->m, ev->to, ev->m, ev->p, ev->to);
 	}
 	json_parked(f, t, &first);
 	ctx = (struct json_ctx){ "depth", f, t, &first };
@@ -1019,6 +1033,26 @@ out:
 	free(parked);
 }
 
+/* Each handoff: a black mark across the top of its CPU's lane. */
+static void svg_handoffs(struct svg *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->t->nev; i++) {
+		const struct wt_event *ev = &s->t->ev[i];
+		double x = svg_x(s, ev->ts);
+		int y = lane_y(s, ev->cpu);
+
+		if (ev->type != WT_HANDOFF)
+			continue;
+		fprintf(s->f, "<path d=\"M%.1f,%d l-4,-6 h8 z M%.1f,%d v%d\" "
+			"class=\"handoff\"><title>handoff at %.3f ms: M%d "
+			"handed P%d to M%d, two Ms on CPU %d</title></path>\n",
+			x, y + 2, x, y, LANE_H, (ev->ts - s->t->t0) / 1e6,
+			ev->m, ev->p, ev->to, ev->cpu);
+	}
+}
+
 static void svg_arrows(struct svg *s)
 {
 	const struct wt_trace *t = s->t;
@@ -1103,6 +1137,11 @@ static void svg_legend(struct svg *s, const struct wt_waste *w, int y)
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"2\" "
 		"class=\"parked\"/><text x=\"%d\" y=\"%d\" class=\"small\">"
 		"M parked</text>\n", x, y + 5, x + 27, y + 10);
+	if (t->count[WT_HANDOFF])
+		fprintf(f, "<path d=\"M%d,%d l-4,-6 h8 z M%d,%d v12\" "
+			"class=\"handoff\"/><text x=\"%d\" y=\"%d\" "
+			"class=\"small\">handoff</text>\n", x + 84, y + 2,
+			x + 84, y, x + 92, y + 10);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"small\">run queue "
 		"depth: items each P holds (inbox, runnext, ring), in the P's "
 		"colour; grey: the global queue; steals move items between "
@@ -1160,6 +1199,7 @@ int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,
 	      ".queued{stroke:#333;stroke-width:0.6}\n"
 	      ".steal{fill:none;stroke:#222;stroke-width:1;"
 	      "stroke-opacity:0.6}\n"
+	      ".handoff{fill:#000;stroke:#000;stroke-width:1.2}\n"
 	      ".axis{stroke:#666;stroke-width:1}\n"
 	      ".grid{stroke:#000;stroke-opacity:0.08;stroke-width:1}\n"
 	      "</style>\n"
@@ -1172,8 +1212,9 @@ int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,
 	xml_text(f, title && *title ? title : "wsx timeline");
 	fputs("</text>\n", f);
 	snprintf(sub, sizeof(sub), "%zu items run on %d CPUs, %zu of them "
-		 "stolen, in %zu steals; %.2f ms", t->count[WT_START],
-		 t->ncpus, t->stolen_starts, steals, s.span / 1e6);
+		 "stolen, in %zu steals; %zu handoffs; %.2f ms",
+		 t->count[WT_START], t->ncpus, t->stolen_starts, steals,
+		 t->count[WT_HANDOFF], s.span / 1e6);
 	fprintf(f, "<text x=\"%d\" y=\"40\" class=\"sub\">%s</text>\n",
 		SVG_LEFT, sub);
 
@@ -1197,6 +1238,7 @@ int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,
 	svg_parked(&s);
 	svg_items(&s);
 	svg_depths(&s);
+	svg_handoffs(&s);
 	svg_arrows(&s);
 	svg_legend(&s, w, axis_y + 30);
 	fputs("</svg>\n", f);

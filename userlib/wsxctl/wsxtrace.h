@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * wsxtrace: the wsx tracepoints as tracefs prints them, parsed into a
- * timeline (items with their queue, start and end, steals, spills, parks),
+ * timeline (items with their queue, start and end, steals, spills, parks,
+ * handoffs),
  * and that timeline written as Chrome/Perfetto trace-event JSON or as a
  * self-contained SVG.  No system calls: `wsxctl trace` feeds it the text of
  * tracefs's "trace" file, the host tests a captured sample.
@@ -17,7 +18,7 @@ struct wt_waste;
 
 enum wt_type {
 	WT_QUEUE, WT_START, WT_END, WT_STEAL, WT_SPILL, WT_PARK, WT_UNPARK,
-	WT_NR_TYPES
+	WT_HANDOFF, WT_NR_TYPES
 };
 
 /* One tracepoint hit.  Fields the event does not have stay 0. */
@@ -28,6 +29,7 @@ struct wt_event {
 	uint64_t item;		/* the (hashed) item pointer */
 	int p, m, from, stolen, status;
 	int thief, victim;
+	int to;			/* wsx_handoff: M @m handed P @p to M @to */
 	unsigned int count;
 };
 
@@ -90,7 +92,9 @@ int wt_p_cpu(const struct wt_trace *t, int p);
  * from it (to global); "runq P<p>" and "runq global": items by the run
  * queue holding them now (as schedtrace's depths): steals move their
  * count from victim to thief, a start takes 1 from the P that runs it.
- * Steals and spills are instant events (ph i) on the CPU that made them.
+ * Steals, spills and handoffs (cat "handoff": M m handed P p to M to, as
+ * the monitor asks of an M stuck on a long item, or an M entering a
+ * blocking section) are instant events (ph i) on the CPU that made them.
  * Returns 0 or -EIO.
  */
 int wt_write_json(FILE *f, const struct wt_trace *t);
@@ -99,8 +103,10 @@ int wt_write_json(FILE *f, const struct wt_trace *t);
  * The same timeline as a self-contained SVG: one lane per CPU, items as
  * boxes coloured by the P they were queued on, steal arrows from the queue
  * event to the start, the spans of @w (wsxwaste.h: a P idle while an item
- * waited) as red bands behind the lanes, the "runq" depths per P below, a
- * time axis and a legend.
+ * waited) as red bands behind the lanes, each handoff as a black mark on
+ * its CPU's lane (two Ms then share the CPU: boxes that overlap there get
+ * rows of their own), the "runq" depths per P below, a time axis and a
+ * legend.
  * Returns 0 or -EIO.
  */
 int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,

@@ -62,6 +62,43 @@ static void check_lenient(void)
 	wsx_stats_free(&st);
 }
 
+/* The module's text since the version line: "wsx_stats version=1" first. */
+static const char versioned[] =
+	"wsx_stats version=1\n"
+	"P0 executed=5 long_items=0 depth=0 online=1\n"
+	"global depth=0 puts=2 gets=2 cancelled=0\n"
+	"user uid=0 items=3 cpu_ns=1500000\n"
+	"user uid=1000 items=2 cpu_ns=900\n";
+
+static void check_version(void)
+{
+	struct wsx_stats st;
+	char *v2;
+
+	if (KTAP_EQ(wsx_stats_parse(versioned, &st), 0,
+		    "the version line and the user lines accepted")) {
+		ktap_check(st.nprocs == 1 && st.p[0].executed == 5 &&
+			   st.global.puts == 2 && st.global.gets == 2,
+			   "... the P and global lines parsed, the user lines "
+			   "ignored");
+		wsx_stats_free(&st);
+	}
+	KTAP_EQ(wsx_stats_parse(good, &st), 0,
+		"no version line (an older module): accepted");
+	wsx_stats_free(&st);
+	v2 = strdup(versioned);
+	v2[strlen("wsx_stats version=")] = '2';
+	KTAP_EQ(wsx_stats_parse(v2, &st), -EPROTO, "version 2: EPROTO");
+	ktap_check(!st.p && !st.nprocs, "... stats zeroed");
+	free(v2);
+	KTAP_EQ(wsx_stats_parse("\nwsx_stats version=10\nP0\nglobal\n", &st),
+		-EPROTO, "version 10 after an empty line: EPROTO");
+	KTAP_EQ(wsx_stats_parse("wsx_stats format=1\nP0\nglobal\n", &st),
+		-EINVAL, "a version line without version=: EINVAL");
+	KTAP_EQ(wsx_stats_parse("wsx_stats version=x\nP0\nglobal\n", &st),
+		-EINVAL, "a version that is no number: EINVAL");
+}
+
 static void check_malformed(void)
 {
 	static const struct {
@@ -218,6 +255,7 @@ int main(void)
 {
 	check_good();
 	check_lenient();
+	check_version();
 	check_malformed();
 	check_write();
 	check_read();

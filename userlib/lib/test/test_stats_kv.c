@@ -112,6 +112,60 @@ static void check_write(const struct wsx_stats_kv *kv)
 		"an unknown flag: EINVAL");
 }
 
+/* The version line and the user lines, kept as lines with their keys. */
+static void check_version(void)
+{
+	static const char v1[] =
+		"wsx_stats version=1\n"
+		"P0 executed=5\n"
+		"global depth=0 puts=2 gets=2\n"
+		"user uid=0 items=3 cpu_ns=1500000\n"
+		"user uid=1000 items=2 cpu_ns=900\n";
+	const struct wsx_stats_line *l;
+	struct wsx_stats_kv *kv = NULL;
+	char v2[sizeof(v1)];
+	__u64 v = 0;
+	char *out;
+
+	if (KTAP_EQ(wsx_stats_kv_parse(v1, &kv), 0, "version 1 parses")) {
+		ktap_check(!wsx_stats_get(kv, "wsx_stats", "version", &v) &&
+			   v == 1, "... the version kept as a key");
+		l = wsx_stats_kv_line(kv, 4);
+		ktap_check(l && !strcmp(l->tag, "user") && l->nfields == 3 &&
+			   !strcmp(l->fields[0].key, "uid") &&
+			   !strcmp(l->fields[0].value, "1000") &&
+			   !strcmp(l->fields[2].key, "cpu_ns") &&
+			   !strcmp(l->fields[2].value, "900"),
+			   "... each user line kept, its keys in order");
+		out = write_kv(kv, 0);
+		ktap_check(!strcmp(out, v1), "text: the version and user lines "
+			   "printed as read");
+		free(out);
+		out = write_kv(kv, WSX_STATS_JSON);
+		ktap_check(strstr(out, "\"users\": [\n    {\"uid\": 0, "
+				  "\"items\": 3, \"cpu_ns\": 1500000},\n    "
+				  "{\"uid\": 1000, \"items\": 2, "
+				  "\"cpu_ns\": 900}\n  ]") != NULL,
+			   "json: the user lines as the array users");
+		ktap_check(strstr(out, "\"wsx_stats\": {\"version\": 1}") !=
+			   NULL, "json: the version");
+		printf("# %s", out);
+		free(out);
+		wsx_stats_kv_free(kv);
+	}
+	memcpy(v2, v1, sizeof(v1));
+	v2[strlen("wsx_stats version=")] = '2';
+	kv = (struct wsx_stats_kv *)1;
+	KTAP_EQ(wsx_stats_kv_parse(v2, &kv), -EPROTO, "version 2: EPROTO");
+	ktap_check(kv == NULL, "... *kv NULL");
+	KTAP_EQ(wsx_stats_kv_parse("wsx_stats\nglobal puts=1\n", &kv),
+		-EINVAL, "a version line without version=: EINVAL");
+	/* text: the file of a module older than the version line */
+	KTAP_EQ(wsx_stats_kv_parse(text, &kv), 0,
+		"no version line (an older module): accepted");
+	wsx_stats_kv_free(kv);
+}
+
 static void check_malformed(void)
 {
 	struct wsx_stats_kv *kv = (struct wsx_stats_kv *)1;
@@ -140,6 +194,7 @@ int main(void)
 		check_write(kv);
 		wsx_stats_kv_free(kv);
 	}
+	check_version();
 	check_malformed();
 	wsx_stats_kv_free(NULL);
 	return ktap_done();

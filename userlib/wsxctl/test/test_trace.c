@@ -202,7 +202,11 @@ static void test_corners(void)
 	size_t nspans = 0;
 
 	KTAP_EQ(wt_parse(corner, &t), 0, "corners: parse");
-	KTAP_EQ(t.nev, 6, "corners: 6 wsx events known and well-formed");
+	KTAP_EQ(t.nev, 7, "corners: 7 wsx events known and well-formed");
+	KTAP_EQ(t.count[WT_HANDOFF], 1, "corners: the handoff");
+	ktap_check(t.ev[5].type == WT_HANDOFF && t.ev[5].cpu == 0 &&
+		   t.ev[5].m == 0 && t.ev[5].p == 0 && t.ev[5].to == 2,
+		   "corners: ... its CPU, m, p and to");
 	KTAP_EQ(t.skipped, 1, "corners: the malformed steal is counted");
 	KTAP_EQ(t.lost, 3, "corners: 3 lost events from the header");
 	KTAP_EQ(t.nitems, 2, "corners: the reused pointer makes 2 items");
@@ -229,9 +233,19 @@ static void test_corners(void)
 		   != NULL, "corners: item 2 args");
 	ktap_check(strstr(json, "\"name\":\"spill 129\"") != NULL,
 		   "corners: the spill instant");
+	ktap_check(strstr(json, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"handoff\","
+			  "\"pid\":1,\"tid\":1,\"ts\":50.000,\"name\":"
+			  "\"handoff of P0: M0 to M2\",\"args\":{\"m\":0,"
+			  "\"p\":0,\"to\":2}}") != NULL,
+		   "corners: the handoff instant on CPU 0's track");
 	free(json);
 	svg = render(&t, true, &nspans);
 	KTAP_EQ(count(svg, "class=\"item\""), 2, "corners: 2 svg boxes");
+	KTAP_EQ(count(svg, "<title>handoff at 0.050 ms: M0 handed P0 to M2"),
+		1, "corners: the handoff's mark");
+	ktap_check(strstr(svg, "1 handoffs;") != NULL &&
+		   strstr(svg, ">handoff</text>") != NULL,
+		   "corners: ... counted in the subtitle, in the legend");
 	ktap_check(strstr(svg, ">global</text>") != NULL,
 		   "corners: legend has the global queue");
 	free(svg);

@@ -202,9 +202,12 @@ check_run_limits() {
 write_debugfs() {
 	mkdir "$tmp/debugfs"
 	cat >"$tmp/debugfs/stats" <<-END
+	wsx_stats version=1
 	P0 executed=10 runnext_hits=0 ring_puts=0 spills=0 global_gets=0 steal_attempts=0 steals=0 stolen=0 stolen_from=0 steal_cas_fails=0 spins=0 parks=0 wakeups=0
 	P1 executed=20 runnext_hits=0 ring_puts=0 spills=0 global_gets=0 steal_attempts=0 steals=0 stolen=0 stolen_from=0 steal_cas_fails=0 spins=0 parks=0 wakeups=3
 	global depth=0 puts=5 gets=5 cancelled=3 frobs=9
+	user uid=0 items=25 cpu_ns=41000
+	user uid=1000 items=5 cpu_ns=800
 	END
 	echo "WSX 1234ms: nprocs=2 idleprocs=2 threads=2 spinningthreads=0" \
 		"idlethreads=2 runqueue=0 [0 0]" >"$tmp/debugfs/schedtrace"
@@ -220,6 +223,17 @@ check_debugfs() {
 	# frobs: a key no module has, as a module's next counter would be
 	has out '"global": {"depth": 0, "puts": 5, "gets": 5, "cancelled": 3, "frobs": 9}' \
 		"... with every key of the global line, an unknown one too"
+	has out '"users": [' "... the array users"
+	has out '{"uid": 1000, "items": 5, "cpu_ns": 800}' \
+		"... with each user line's keys"
+	has out '"wsx_stats": {"version": 1}' "... and the format's version"
+	mkdir "$tmp/v2"
+	sed 's/^wsx_stats version=1$/wsx_stats version=2/' \
+		"$tmp/debugfs/stats" >"$tmp/v2/stats"
+	WSX_DEBUGFS=$tmp/v2 expect 1 "stats of a format version 2" stats
+	has err "wsxctl: stats: Protocol error (EPROTO)" "... names EPROTO"
+	has err "format version (its first line) is not 1" \
+		"... and says the version is not the one it reads"
 	WSX_DEBUGFS=$tmp/debugfs expect 0 "schedtrace" schedtrace
 	cmp -s "$tmp/out" "$tmp/debugfs/schedtrace"
 	ok $? "... prints the line"

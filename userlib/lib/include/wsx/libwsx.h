@@ -352,6 +352,15 @@ void wsx_item_place(struct wsx_req *item, enum wsx_place place,
  */
 void wsx_item_delay(struct wsx_req *item, __u64 ns);
 
+/*
+ * The stats file's first line, "wsx_stats version=1", names its format's
+ * version (wsx(4)): within a version, keys and line tags are only added;
+ * another version is an incompatible change, which the parsers below refuse
+ * with -EPROTO.  A module older than the line writes none.
+ */
+#define WSX_STATS_TAG		"wsx_stats"
+#define WSX_STATS_VERSION	1
+
 /* Counters of one P, as the module's debugfs "stats" file gives them. */
 struct wsx_pstats {
 	__u64 executed;		/* items run on this P */
@@ -388,17 +397,24 @@ struct wsx_stats {
  * @text:	NUL-terminated text
  * @st:		filled on success; zeroed on failure
  *
- * The text is one line "P<n> key=value ..." per P, n = 0, 1, ... in order,
- * then one line "global key=value ...".  Values are unsigned decimal 64-bit
- * numbers.  Keys the library knows (the fields of struct wsx_pstats and
- * struct wsx_gstats) are stored, others are skipped, fields whose key is
- * missing stay 0.  Empty lines are skipped, and so are the lines
- * "node<i> ..." of the per-node global queues (see wsx_stats_parse_topo())
- * and lines of other kinds (a tag starting neither with P nor node), which
- * a newer module may add.
+ * The text is the version line "wsx_stats version=1" (WSX_STATS_TAG,
+ * WSX_STATS_VERSION; a text without it, from an older module, is accepted
+ * too), one line "P<n> key=value ..." per P, n = 0, 1, ... in order, then
+ * one line "global key=value ...", then one line "user uid= items= cpu_ns="
+ * per submitting user.  Values are unsigned decimal 64-bit numbers.  Keys
+ * the library knows (the fields of struct wsx_pstats and struct wsx_gstats)
+ * are stored, others are skipped, fields whose key is missing stay 0.
+ * Empty lines are skipped, and so are the version line, the user lines
+ * (wsx_stats_kv_parse() keeps them), the lines "node<i> ..." of the
+ * per-node global queues (see wsx_stats_parse_topo()) and lines of other
+ * kinds (a tag starting neither with P nor node), which a newer module may
+ * add.
  *
  * Returns 0, or:
- *   -EINVAL	@text or @st NULL, or malformed text: a token without '=' or
+ *   -EPROTO	the version line names a version other than 1: a format
+ *		this library does not know
+ *   -EINVAL	@text or @st NULL, or malformed text: a version line without
+ *		a decimal version=, a token without '=' or
  *		with an empty key, a value that is not a decimal number or
  *		overflows, P lines not numbered 0..n-1 in order, a P line
  *		after a node or the global line, no P
@@ -561,9 +577,10 @@ int wsx_stats_write_topo(FILE *f, const struct wsx_stats *st,
 
 /*
  * Every counter of the stats file, by name.  The file is lines of a tag
- * ("P<n>", "node<i>", "global", ...) and key=value tokens; a module may add
- * keys and lines, which these calls keep, where the structs above hold only
- * the fields they know.  A line whose first token holds '=' has the tag "".
+ * ("wsx_stats", "P<n>", "node<i>", "global", "user", ...) and key=value
+ * tokens; a module may add keys and lines, which these calls keep, where the
+ * structs above hold only the fields they know.  A line whose first token
+ * holds '=' has the tag "".
  */
 struct wsx_stats_field {
 	const char *key;
@@ -585,11 +602,15 @@ struct wsx_stats_kv;
  * @kv:		on success *@kv is the parsed text; NULL on failure
  *
  * Each non-empty line is a tag and key=value tokens separated by blanks.
- * Nothing is checked beyond that form, so a line or key of a newer module
- * is kept as it is.
+ * Nothing is checked beyond that form and the version line, so a line or
+ * key of a newer module of the same version is kept as it is.  The first
+ * line, "wsx_stats version=1", is kept as a line too; a text without it
+ * (an older module) is accepted.
  *
- * Returns 0, or -EINVAL (@text or @kv NULL, a token after the tag without
- * '=' or with an empty key) or -ENOMEM.  Free *@kv with wsx_stats_kv_free().
+ * Returns 0, or -EPROTO (the version line names a version other than 1),
+ * -EINVAL (@text or @kv NULL, a token after the tag without '=' or with an
+ * empty key, a version line without a decimal version=) or -ENOMEM.  Free
+ * *@kv with wsx_stats_kv_free().
  *
  * Thread-safety: safe.
  */
@@ -659,7 +680,9 @@ int wsx_stats_get(const struct wsx_stats_kv *kv, const char *tag,
  *		separated by one blank), WSX_STATS_JSON for one JSON object:
  *		{"nprocs": N, "p": [{...}, ...] (the P<n> lines),
  *		"nodes": [{...}, ...] (the node<i> lines, when any),
- *		"global": {...}, and "<tag>": {...} for each other line}, each
+ *		"users": [{...}, ...] (the user lines, when any),
+ *		"global": {...}, and "<tag>": {...} for each other line
+ *		("wsx_stats": {"version": 1}, ...)}, each
  *		line's keys in its object, decimal values as JSON numbers,
  *		others as strings
  *
