@@ -555,6 +555,7 @@ static int wsx_release(struct inode *inode, struct file *file)
 		wsx_ujob_free(uj);
 	if (r)
 		wsx_rings_destroy(r);	/* waits for the rings' jobs */
+	wsx_account_put(s->acct);	/* no M adds to it for us now */
 	kfree(s);
 	return 0;
 }

@@ -1152,7 +1152,10 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	wsx_stat_inc(p, executed);
 	/* updated by the scheduler's tick under us, as above */
 	runtime = data_race(current->se.sum_exec_runtime) - runtime;
-	/* the job is ours until the put, its account lives until unload */
+	/* a torn read of the u64 (32-bit) can go backwards: count none */
+	if ((s64)runtime < 0)
+		runtime = 0;
+	/* the job is ours until the put, its session holds its account */
 	wsx_account_item(job->acct, runtime);
 	wsx_job_put(job);
 	cond_resched();
