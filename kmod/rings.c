@@ -69,18 +69,23 @@
  *     own target tail, head + min_complete, in wsx_rings_wait_tail().
  *     Under the lock of cq_wq it joins the queue and lowers cq_want to its
  *     target (sets it when the queue was empty), sets its task state
- *     (a full barrier) and then tests cq_tail_k.  A poster, after storing
- *     the tail, takes a full barrier (wq_has_sleeper()) and, if somebody
- *     sleeps and the tail has reached cq_want, wakes under the queue's
- *     lock: wsx_rings_wake() wakes each waiter whose own target is reached
- *     and takes it off the queue, and cq_want becomes the lowest target of
- *     those left.  Invariant: every waiter on the queue has a target at or
- *     after cq_want, so a tail before cq_want wakes no one.  Either the
- *     poster sees the sleeper and its cq_want or the sleeper sees the tail
- *     (litmus/rings-wait-post-sb): no wakeup is lost, a waiter for 256
- *     records is woken once, not 256 times, and a waiter for a far target
- *     or with a long timeout delays no other.  poll() and epoll sleepers are on the
- *     session's queue (s->wq, on which wsx_poll() always waits, so that an
+ *     (a full barrier) and then tests cq_tail_k; woken, it finds itself
+ *     off the queue and returns.  A poster, after storing the tail, takes
+ *     a full barrier (wq_has_sleeper()) and, if somebody sleeps and the
+ *     tail has reached cq_want, wakes under the queue's lock:
+ *     wsx_rings_wake() wakes each sleeping waiter whose own target is
+ *     reached and takes it off the queue (a waiter already running, timed
+ *     out or not yet asleep, stays on it, uncounted: it tests the tail
+ *     itself), and cq_want becomes the lowest target of those left.
+ *     Invariant: every waiter on the queue whose target is not reached has
+ *     a target at or after cq_want, so a tail before cq_want wakes no one
+ *     asleep.  Either the poster sees the sleeper and its cq_want or the
+ *     sleeper sees the tail (litmus/rings-wait-post-sb): no wakeup is
+ *     lost, a waiter for 256 records is woken once, not 256 times, and a
+ *     waiter for a far target or with a long timeout delays no other.  A
+ *     wakeup walks every waiter on the queue under cq_lock: as many as the
+ *     user has threads in ENTER on the file.  poll() and epoll sleepers
+ *     are on the session's queue (s->wq, on which wsx_poll() always waits, so that an
  *     epoll watch added before RING_SETUP sees the records too), woken by
  *     every record after the same full barrier; wsx_poll() takes its own
  *     full barrier after joining the queue, before it looks the rings up.
@@ -290,7 +295,10 @@ struct wsx_rings {
 	u32 cq_tail_k;			/* C, read (acquire) by waiters */
 
 	u32 cq_want;				/* Q, read racily by posters */
-	wait_queue_head_t cq_wq;		/* ENTER's waiters, release */
+	/* ENTER's and release's waiters: only struct wsx_cq_waiter, woken
+	 * only with a struct wsx_cq_wake key (wsx_rings_wake())
+	 */
+	wait_queue_head_t cq_wq;
 	wait_queue_head_t *poll_wq;		/* I: the session's, poll() */
 };
 
@@ -320,8 +328,10 @@ struct wsx_cq_wake {
 
 /*
  * cq_wq's wake function, under the queue's lock (wsx_rings_post()): wake
- * the waiter, and take it off the queue, only when the tail has reached
- * its own target; else count its target in the lowest left.
+ * the waiter only when the tail has reached its own target, and take it
+ * off the queue if it slept (autoremove_wake_function(): a running waiter
+ * stays, and tests the tail itself); else count its target in the lowest
+ * left.
  */
 static int wsx_rings_wake(struct wait_queue_entry *wq, unsigned int mode,
 			  int sync, void *key)
@@ -359,7 +369,8 @@ static void wsx_rings_post(struct wsx_rings *r,
 	 * litmus/rings-post-tails-wait)
 	 */
 	smp_store_release(&r->cq_tail_k, t + 1);
-	/* full barrier, then: pairs with the waiter's prepare_to_wait()
+	/* full barrier, then: pairs with set_current_state() in
+	 * wsx_rings_wait_tail() and the full barrier in wsx_poll()
 	 * (litmus/rings-wait-post-sb, rings-poll-post-sb)
 	 */
 	if (wq_has_sleeper(&r->cq_wq) &&
@@ -863,21 +874,32 @@ static int wsx_rings_wait_tail(struct wsx_rings *r, u32 target,
 			       s64 timeout_ns, unsigned int state)
 {
 	struct wsx_cq_waiter w = { .target = target };
+	bool joined = false;
 	ktime_t expires = 0;
 	int ret = 0;
 
+	if (wsx_rings_reached(r, target))
+		return 0;
 	init_wait(&w.wq);
 	w.wq.func = wsx_rings_wake;
 	if (timeout_ns >= 0)
-		expires = ktime_add_ns(ktime_get(), timeout_ns);
+		expires = ktime_add_safe(ktime_get(), ns_to_ktime(timeout_ns));
 	for (;;) {
 		spin_lock_irq(&r->cq_wq.lock);
 		if (list_empty(&w.wq.entry)) {
+			if (joined) {
+				/* only a wake that found the target reached
+				 * takes the waiter off
+				 */
+				spin_unlock_irq(&r->cq_wq.lock);
+				break;
+			}
 			/* under the queue's lock: nobody joins or leaves */
 			if (!waitqueue_active(&r->cq_wq) ||
 			    (s32)(target - r->cq_want) < 0)
 				WRITE_ONCE(r->cq_want, target);
 			__add_wait_queue(&r->cq_wq, &w.wq);
+			joined = true;
 		}
 		set_current_state(state);
 		spin_unlock_irq(&r->cq_wq.lock);

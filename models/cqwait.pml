@@ -7,23 +7,28 @@
  *   Two waiters sleep on cq_wq, each until the CQ tail reaches its own
  *   target (head + min_complete).  Waiter 0 has no timeout and targets
  *   the poster reaches: it may ENTER a second time, for one more record
- *   than the first; waiter 1's target may be beyond what is posted and
- *   it may time out (or take a signal) at any moment of its sleep.  A
- *   waiter, under the queue's lock, joins the queue (if the poster's wake
- *   took it off) and lowers cq_want to its target (sets it when the queue
- *   was empty), then sets its task state, and after the full barrier of
- *   set_current_state() tests the tail; it sleeps until woken, then tests
- *   again.  Leaving (reached, timed out), it takes itself off the queue.
+ *   than the first.  Waiter 1 may have a timeout (or take a signal) that
+ *   fires at any moment of its sleep, and then its target may be beyond
+ *   what is posted.  A waiter, under the queue's lock, joins the queue
+ *   and lowers cq_want to its target (sets it when the queue was empty),
+ *   then sets its task state, and after the full barrier of
+ *   set_current_state() tests the tail; it sleeps until woken.  Woken,
+ *   it finds itself off the queue (only a wake that found its target
+ *   reached takes it off) and returns; else it tests again.  Timed out,
+ *   it is running again, then takes itself off the queue (finish_wait(),
+ *   a second step).
  *   The poster, serialised by cq_lock in the code, stores each new tail,
  *   takes a full barrier (wq_has_sleeper()), reads whether anyone sleeps
  *   and, racily, cq_want; when the tail has reached it, it wakes under the
- *   queue's lock: each waiter whose own target is reached is woken and
- *   taken off the queue (autoremove), and cq_want is set to the lowest
- *   target of those left.
- *   Invariant: every waiter on the queue has a target >= cq_want, so a
- *   tail below cq_want reaches no one on it, and a waiter that joined
- *   after the poster read the queue or cq_want sees the tail itself
- *   (store buffering, litmus/rings-wait-post-sb).
+ *   queue's lock: each sleeping waiter whose own target is reached is
+ *   woken and taken off the queue (autoremove_wake_function()); a waiter
+ *   already running (timed out, or not yet asleep) is left on it and not
+ *   counted; cq_want is set to the lowest target of those left.
+ *   Invariant: every waiter on the queue whose target is not reached has
+ *   a target >= cq_want, so a tail below cq_want reaches no one asleep on
+ *   it, and a waiter that joined after the poster read the queue or
+ *   cq_want sees the tail itself (store buffering,
+ *   litmus/rings-wait-post-sb).
  *
  * Checked (scripts/check-models): no waiter sleeps while its target is
  * reached and nothing else will move (an invalid end state otherwise);
@@ -37,6 +42,9 @@
  *   BUG_LATE_WANT the poster sets cq_want after it let go of the queue's
  *                 lock: a waiter that joined meanwhile with a lower
  *                 target has it overwritten.
+ *   BUG_SKIP1     the wake never wakes waiter 1: the model must see a
+ *                 lost wakeup of the waiter that may time out too (found
+ *                 in review: an earlier version let its timeout hide it).
  *
  * Memory model: sequential consistency; each statement is one access of
  * the code, or one critical section of the queue's lock.
@@ -56,17 +64,26 @@ bool returned[NW];
 proctype waiter(byte i)
 {
 	byte waits = 0;
+	bool to = false;	/* it may time out, or take a signal */
+	bool joined = false;
 
 	/* target: head (0) + min_complete */
 	if
 	:: target[i] = 1
 	:: target[i] = 2
-	:: i == 1 -> target[i] = N + 1	/* never reached: times out */
+	:: i == 1 -> target[i] = N + 1; to = true
+	:: i == 1 -> target[i] = 1; to = true
+	:: i == 1 -> target[i] = 2; to = true
 	fi;
 loop:
 	atomic {	/* spin_lock(&cq_wq.lock) */
 		if
-		:: !listed[i] ->
+		:: !listed[i] && joined ->
+			/* only a wake that found the target reached took it off */
+			assert(tail >= target[i]);
+			running[i] = true;
+			goto out
+		:: !listed[i] && !joined ->
 #ifdef BUG_ONE_WANT
 			want = target[i];
 #else
@@ -75,7 +92,8 @@ loop:
 			:: else
 			fi;
 #endif
-			listed[i] = true
+			listed[i] = true;
+			joined = true
 		:: else
 		fi;
 		running[i] = false	/* set_current_state() */
@@ -90,11 +108,13 @@ loop:
 	fi;
 	if
 	:: running[i] -> goto loop	/* schedule() returned: woken */
-	:: i == 1 ->	/* a timeout or a signal */
+	:: to ->	/* a timeout or a signal: TASK_RUNNING, then finish_wait */
+		running[i] = true;
 		atomic { listed[i] = false; running[i] = true };
 		goto out
 	fi;
 out:
+	joined = false;
 	/* waiter 0 may ENTER once more, for the next record */
 	waits++;
 	if
@@ -123,9 +143,15 @@ proctype poster()
 				lowest = 255;
 				for (j : 0 .. NW - 1) {
 					if
-					:: listed[j] && t >= target[j] ->
+#ifdef BUG_SKIP1
+					:: listed[j] && t >= target[j] && j == 1 -> skip
+					:: listed[j] && t >= target[j] && j == 0 && !running[j] ->
+#else
+					:: listed[j] && t >= target[j] && !running[j] ->
+#endif
 						listed[j] = false;
 						running[j] = true
+					:: listed[j] && t >= target[j] && running[j] -> skip	/* ttwu fails: stays, uncounted */
 					:: listed[j] && t < target[j] &&
 					   target[j] < lowest ->
 						lowest = target[j]

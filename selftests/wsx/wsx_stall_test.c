@@ -59,15 +59,14 @@
  * read_only: a file opened read-only cannot queue work or set up rings:
  * SUBMIT, RING_SETUP and ENTER fail with EBADF, VERSION works.
  *
- * waiters_own_timeout, waiters_own_target: several threads in ENTER on
- * one file each wait to their own min_complete and timeout (issue 20's
- * finding 4: waiters took a lock one at a time).  A waits for a SLEEP's
- * record, B (once A sleeps in its ENTER) for one record more with a
- * 100 ms timeout: B must time out while A still waits.  Then A waits for
- * the first of two SLEEPs' records and B, joining after A, for both: A
- * must return before the second record was posted (its finished_ns,
- * CLOCK_MONOTONIC as clock_gettime() reads it), although B's target came
- * last.  Orders, not durations: the SLEEPs only keep the records apart.
+ * waiters_own_timeout, waiters_own_target(_nearer_joins_second): several
+ * threads in ENTER on one file each wait to their own min_complete and
+ * timeout (issue 20's finding 4: waiters took a lock one at a time).  The
+ * records are held back, not timed: A waits for one record, and B (once A
+ * sleeps in its ENTER) for two with a 100 ms timeout: B must time out
+ * while A still waits, then one NOP returns A.  Two waiters for 1 and 2
+ * records, either joining first: one NOP returns the one for 1 while the
+ * other still waits, a second NOP the other.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -687,7 +686,6 @@ struct waiter {
 	__s64 timeout_ns;
 	pid_t tid;		/* set (release) before its ENTER */
 	long ret;
-	__u64 returned_ns;
 	int done;		/* set (release) when the ENTER returned */
 };
 
@@ -697,7 +695,6 @@ static void *waiter_enter(void *arg)
 
 	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
 	w->ret = wsx_tring_enter(w->t, 0, w->min, w->timeout_ns, NULL);
-	w->returned_ns = wsx_test_now_ns();
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -736,13 +733,24 @@ static bool waiter_start(struct waiter *w, pthread_t *th)
 	return waiter_sleeps(w);
 }
 
-static void push_sleep(struct wsx_tring *t, __u64 user_data, __u64 us)
+/* Submit one NOP already pushed to @t's SQ's tail: ENTER(1, 0). */
+static long submit_nop(struct wsx_tring *t, __u64 user_data)
 {
-	struct wsx_req req = wsx_test_req(WSX_OP_SLEEP, user_data,
-					  WSX_PLACE_GLOBAL, 0, us, 0, 0);
+	push_nop(t, user_data);
+	return wsx_tring_enter(t, 1, 0, 0, NULL);
+}
 
-	req.flags = WSX_REQ_TIMESTAMPS;
-	push_req(t, req);
+/* Wait (at most 10 s: a hang guard) until @w's ENTER returned. */
+static bool waiter_returned(struct waiter *w)
+{
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		if (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
+			return true;
+		usleep(1000);
+	}
+	return false;
 }
 
 TEST(waiters_own_timeout)
@@ -756,16 +764,15 @@ TEST(waiters_own_timeout)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 8, 16));
 	a.t = &t;
-	push_sleep(&t, 1, 500000);	/* 500 ms */
-	ASSERT_EQ(0, wsx_tring_enter(&t, 1, 0, 0, NULL));
+	/* A waits for a record that only comes once B has returned */
 	ASSERT_TRUE(waiter_start(&a, &th));
-	/* B: one record more than A, 100 ms */
-	ret = wsx_tring_enter(&t, 0, 2, 100000000, NULL);
-	ksft_print_msg("B's ENTER returned %ld, A's %s\n", ret,
-		       __atomic_load_n(&a.done, __ATOMIC_ACQUIRE) ?
+	ret = wsx_tring_enter(&t, 0, 2, 100000000, NULL);	/* B */
+	ksft_print_msg("B's ENTER (2 records, 100 ms) returned %ld; A's %s\n",
+		       ret, __atomic_load_n(&a.done, __ATOMIC_ACQUIRE) ?
 		       "had returned" : "still waited");
 	EXPECT_EQ(-ETIMEDOUT, ret);
 	EXPECT_FALSE(__atomic_load_n(&a.done, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(0, submit_nop(&t, 1));
 	pthread_join(th, NULL);
 	EXPECT_EQ(0, a.ret);
 	EXPECT_EQ(1, wsx_tring_ready(&t));
@@ -773,40 +780,54 @@ TEST(waiters_own_timeout)
 	close(fd);
 }
 
-TEST(waiters_own_target)
+/*
+ * Two waiters for 1 and 2 records, the first to join waiting for @first:
+ * one NOP must return the one for 1 while the other still waits, a second
+ * NOP the other.
+ */
+static void two_waiters(struct __test_metadata *_metadata, __u32 first)
 {
-	struct waiter a = { .min = 1, .timeout_ns = 30LL * 1000000000 };
-	struct waiter b = { .min = 2, .timeout_ns = 30LL * 1000000000 };
-	struct wsx_completion *second = NULL;
+	struct waiter w1 = { .min = first, .timeout_ns = 30LL * 1000000000 };
+	struct waiter w2 = { .min = 3 - first,
+			     .timeout_ns = 30LL * 1000000000 };
+	struct waiter *near = first == 1 ? &w1 : &w2;
+	struct waiter *far = first == 1 ? &w2 : &w1;
 	struct wsx_tring t;
-	pthread_t tha, thb;
-	__u32 head, i;
+	pthread_t th1, th2;
 	int fd = wsx_test_open();
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 8, 16));
-	a.t = b.t = &t;
-	push_sleep(&t, 1, 300000);	/* 300 ms */
-	push_sleep(&t, 2, 900000);	/* 900 ms */
-	ASSERT_EQ(0, wsx_tring_enter(&t, 2, 0, 0, NULL));
-	ASSERT_TRUE(waiter_start(&a, &tha));
-	ASSERT_TRUE(waiter_start(&b, &thb));
-	pthread_join(tha, NULL);
-	pthread_join(thb, NULL);
-	EXPECT_EQ(0, a.ret);
-	EXPECT_EQ(0, b.ret);
-	ASSERT_EQ(2, wsx_tring_ready(&t));
-	head = *t.cq_head;
-	for (i = 0; i < 2; i++)
-		if (t.cqes[(head + i) & (t.p.cq_entries - 1)].user_data == 2)
-			second = &t.cqes[(head + i) & (t.p.cq_entries - 1)];
-	ASSERT_NE(NULL, second);
-	ksft_print_msg("A returned %lld ms before the 900 ms SLEEP's record was posted\n",
-		       ((long long)second->finished_ns -
-			(long long)a.returned_ns) / 1000000);
-	EXPECT_LT(a.returned_ns, second->finished_ns);
+	w1.t = w2.t = &t;
+	ASSERT_TRUE(waiter_start(&w1, &th1));
+	ASSERT_TRUE(waiter_start(&w2, &th2));
+	EXPECT_EQ(0, submit_nop(&t, 1));
+	EXPECT_TRUE(waiter_returned(near));
+	ksft_print_msg("one record: the waiter for 1 (joined %s) %s, the one for 2 %s\n",
+		       first == 1 ? "first" : "second",
+		       __atomic_load_n(&near->done, __ATOMIC_ACQUIRE) ?
+		       "returned" : "still waited",
+		       __atomic_load_n(&far->done, __ATOMIC_ACQUIRE) ?
+		       "returned" : "still waited");
+	EXPECT_FALSE(__atomic_load_n(&far->done, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(0, submit_nop(&t, 2));
+	pthread_join(th1, NULL);
+	pthread_join(th2, NULL);
+	EXPECT_EQ(0, w1.ret);
+	EXPECT_EQ(0, w2.ret);
+	EXPECT_EQ(2, wsx_tring_ready(&t));
 	wsx_tring_unmap(&t);
 	close(fd);
+}
+
+TEST(waiters_own_target)
+{
+	two_waiters(_metadata, 1);
+}
+
+TEST(waiters_own_target_nearer_joins_second)
+{
+	two_waiters(_metadata, 2);
 }
 
 TEST_HARNESS_MAIN
