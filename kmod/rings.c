@@ -108,16 +108,22 @@
  *     (served; a stamp only grows), and the walk chooses, among the rings
  *     with entries, the oldest stamp.  A choice whose try of sq_lock fails
  *     stamps nothing: the ring keeps its place.  Once a ring Q holds an
- *     entry pushed while its flag is clear and its sq_lock is free (a
- *     holder consumes it or walks again), Q's stamp stays as it is until Q
- *     is taken up, and each take-up of another ring stamps that ring newer
- *     than Q: only a walk that read its stamp before can still prefer it,
- *     one such walk per M and ring.  So Q's entry is taken within (rings
- *     with entries - 1) x (Ms walking at once) pick-ups of other rings,
- *     each of at most WSX_SOURCE_BUDGET entries, however other sessions
- *     flood their SQs (spin finds the bound reached with 3 rings and 2
- *     Ms).  A hold of sq_lock is not bounded in pick-ups.  The stamps are
- *     read racily: a hint for the order, not part of the handshake.
+ *     entry pushed while its flag is clear and its sq_lock is free (its
+ *     holder has left wsx_rings_unlock_sq(): until its xchg() of
+ *     pickup_missed the walks skip Q, which counts as part of the hold),
+ *     Q's stamp stays as it is until Q is taken up, and each take-up of
+ *     another ring stamps that ring newer than Q: only a walk that read its
+ *     stamp before can still prefer it, one such walk per M and ring.  So
+ *     Q's entry is taken within (rings with entries - 1) x (Ms walking at
+ *     once) pick-ups of other rings, each of at most WSX_SOURCE_BUDGET
+ *     entries, however other sessions flood their SQs (spin finds the
+ *     bound reached with 3 rings and 2 Ms).  An abandon pass (below) is
+ *     the exception: it stamps Q before its try of Q's lock, and until
+ *     that try the walks prefer older rings, for as long as the stopping
+ *     M is delayed between the two; then it, or the holder it meets,
+ *     consumes Q.  Neither a hold of sq_lock nor that window is bounded in
+ *     pick-ups.  The stamps are read racily: a hint for the order, not
+ *     part of the handshake.
  *
  *     Invariant: while the flag is clear, an M that will walk the list
  *     again before it parks exists, or the holder of sq_lock will look at
@@ -143,9 +149,8 @@
  *     (a full CQ, indices out of range or a CRC32C entry left it to an
  *     ENTER, with the flag set) nor stamped since the pass began (visited
  *     by a pass, or taken up by an M, which walks again), stamped as it is
- *     visited, before its try (a try that fails leaves the ring to its
- *     holder, which consumes, so the stamp sends back no ring whose
- *     entries wait with the lock free): it
+ *     visited, before its try (which the pass's end needs; the order's
+ *     bound has that exception, above): it
  *     tries sq_lock as a pick-up does (when taken, the holder looks);
  *     under it, unless blocked, it announces (the flag set, full barrier)
  *     and then consumes once, as an M (a CRC32C entry or a full CQ blocks

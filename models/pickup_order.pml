@@ -43,6 +43,13 @@
  *             and 2 Ms each M makes a stale pick-up of each older ring,
  *             4 in all (found in review).
  *
+ * Not modelled: the abandon pass, which stamps a ring before its try of
+ * the lock (rings.c says why the bound has that exception), and the
+ * window between the holder's unlock and its clearing of "missed" (one
+ * step here: the bound counts from the holder's leaving
+ * wsx_rings_unlock_sq(); a model with the two apart finds the walks
+ * skipping Q meanwhile, found in review).
+ *
  * Memory model: sequential consistency; the stamps and the tail are read
  * racily by the walk in the code, a hint for the choice, not for the
  * handshake (sqpickup.pml).
