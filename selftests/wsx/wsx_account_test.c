@@ -35,7 +35,7 @@
 #define SPINS		10
 #define SPIN_NS		8000000ULL	/* under max_item_ns's 10 ms */
 #define SLEEPS		10
-#define SLEEP_US	100000ULL
+#define SLEEP_US	300000ULL	/* 3 s of SLEEPs: a wide margin over CPU time */
 #define FANOUT		4
 #define DEPTH		3		/* 1 + 4 + 16 + 64 nodes */
 #define TREE_NODES	85
