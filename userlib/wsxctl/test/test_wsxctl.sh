@@ -256,9 +256,10 @@ check_debugfs() {
 	cmp -s "$tmp/out" "$tmp/debugfs/schedtrace"
 	ok $? "... prints the line"
 	WSX_DEBUGFS=$tmp/debugfs fake 0 "run with stats" run nop --count 5
-	has out "P1    0" "... prints executed per P"
+	has out "P1    0" "... prints the items that ended on each P"
 	WSX_DEBUGFS=$tmp/none fake 0 "run without stats" run nop
-	has err "executed per P: skipped, stats unreadable" "... says so"
+	has err "items that ended on each P: skipped, stats unreadable" \
+		"... says so"
 }
 
 # A module with steal_topology=numa on two nodes: node and level keys on
