@@ -3,8 +3,10 @@
  * The rings /dev/wsx shares with userspace (ABI 1.1): setup and mmap with
  * every bad size, offset and flag; results and timestamps through the
  * rings; malformed SQ entries answered by error records; SQ tails and CQ
- * heads out of range refused; backpressure with a CQ smaller than the
- * items in flight (nothing lost); exactly once over WSX_RING_ITEMS
+ * heads out of range refused, and ignored by ENTER(0, 0); a refused setup
+ * not the session's one; a second and a shorter mapping; backpressure with
+ * a CQ smaller than the items in flight (nothing lost); exactly once over
+ * WSX_RING_ITEMS
  * (default 1,000,000, divided by WSX_SCALE) items from 3 processes at
  * mixed placements, through ENTER and in the mode where the executor's Ms
  * pick the entries up (WSX_RING_SQ_PICKUP); that mode's NEED_ENTER flag
@@ -148,6 +150,73 @@ TEST(setup_reports_layout_and_mmap_bounds)
 	EXPECT_EQ(MAP_FAILED, m);
 	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	EXPECT_EQ(MAP_FAILED, m);
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+/*
+ * What the header promises beside its errors: a refused setup is not the
+ * session's one (a correct one afterwards succeeds); a second mapping and
+ * one shorter than mmap_size both work and see the same words.
+ */
+TEST(refused_setup_then_two_mappings)
+{
+	struct wsx_ring_setup p;
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+	long page = sysconf(_SC_PAGESIZE);
+	__u32 *tail;
+	char *m;
+
+	ASSERT_LE(0, fd);
+	memset(&p, 0, sizeof(p));
+	p.sq_entries = 3;
+	ASSERT_EQ(-EINVAL, setup_with(fd, &p));
+	/* 64 SQ and 128 CQ entries of 64 bytes: more than one page */
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 64, 0));
+	ASSERT_LT((__u64)page, t.p.mmap_size);
+	ASSERT_LT(t.p.sq_tail + sizeof(__u32), (__u64)page);
+	m = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 WSX_RING_MMAP_OFF);
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("a mapping of one page: %m");
+	tail = (__u32 *)(m + t.p.sq_tail);
+	*t.sq_tail = 5;
+	EXPECT_EQ(5, *tail);
+	*tail = 0;
+	EXPECT_EQ(0, *t.sq_tail);
+	munmap(m, page);
+	m = mmap(NULL, t.p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 WSX_RING_MMAP_OFF);
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("a second full mapping: %m");
+	EXPECT_EQ(0, memcmp(m, t.mem, t.p.mmap_size));
+	munmap(m, t.p.mmap_size);
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
+/*
+ * ENTER(to_submit 0, min_complete 0) looks at no index: it returns 0 with
+ * a corrupt SQ tail or CQ head (which ENTER(1, 0) refuses).
+ */
+TEST(enter_zero_zero_ignores_indices)
+{
+	struct wsx_tring t;
+	struct wsx_enter e;
+	int fd = wsx_test_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 4, 8));
+	*t.sq_tail = 1000;
+	EXPECT_EQ(0, wsx_tring_enter(&t, 0, 0, 0, &e));
+	EXPECT_EQ(0, e.submitted);
+	EXPECT_EQ(-EINVAL, wsx_tring_enter(&t, 1, 0, 0, &e));
+	*t.sq_tail = 0;
+	*t.cq_head = 1000;
+	EXPECT_EQ(0, wsx_tring_enter(&t, 0, 0, 0, &e));
+	EXPECT_EQ(-EINVAL, wsx_tring_enter(&t, 0, 1, 0, &e));
+	*t.cq_head = 0;
+	EXPECT_EQ(0, *t.sq_head);
+	EXPECT_EQ(0, *t.cq_tail);
 	wsx_tring_unmap(&t);
 	close(fd);
 }

@@ -4,7 +4,8 @@
 # Every key of the module's debugfs stats file is shown by wsxctl stats and
 # by wsxctl stats --json (both from libwsx's wsx_stats_kv_*): a counter the
 # module gains that wsxctl drops fails this test.  Then, with debugfs
-# unmounted, wsxctl stats fails naming ENOMEDIUM and the mount command.
+# unmounted, wsxctl stats, top --once and schedtrace each fail naming
+# ENOMEDIUM and the mount command.
 DIR=$(dirname "$0")
 . "$DIR/wsx_lib.sh"
 wsx_need_root_and_module
@@ -40,12 +41,16 @@ cmp -s "$tmp/k_file" "$tmp/k_json" ||
 	fail "wsxctl stats --json drops keys: $(diff "$tmp/k_file" "$tmp/k_json" | grep '^-[a-z]' | tr '\n' ' ')"
 
 umount /sys/kernel/debug || fail "umount debugfs"
-if wsxctl stats >/dev/null 2>"$tmp/err"; then
-	fail "wsxctl stats without debugfs succeeded"
-fi
-grep -q '(ENOMEDIUM)' "$tmp/err" || fail "no ENOMEDIUM: $(cat "$tmp/err")"
-grep -q 'mount -t debugfs none /sys/kernel/debug' "$tmp/err" ||
-	fail "no mount command: $(cat "$tmp/err")"
+for cmd in stats "top --once" schedtrace; do
+	# shellcheck disable=SC2086 # "top --once" is two words
+	if wsxctl $cmd >/dev/null 2>"$tmp/err"; then
+		fail "wsxctl $cmd without debugfs succeeded"
+	fi
+	grep -q '(ENOMEDIUM)' "$tmp/err" ||
+		fail "wsxctl $cmd: no ENOMEDIUM: $(cat "$tmp/err")"
+	grep -q 'mount -t debugfs none /sys/kernel/debug' "$tmp/err" ||
+		fail "wsxctl $cmd: no mount command: $(cat "$tmp/err")"
+done
 mount -t debugfs debugfs /sys/kernel/debug || fail "mount debugfs again"
 rm -rf "$tmp"
 exit $rc

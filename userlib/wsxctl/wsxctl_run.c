@@ -311,7 +311,7 @@ static void print_executed(const struct wsx_stats *before,
 		puts("executed:    skipped, the number of Ps changed");
 		return;
 	}
-	puts("executed per P (delta of debugfs stats):");
+	puts("items that ended on each P (delta of debugfs executed=):");
 	for (i = 0; i < after->nprocs; i++)
 		printf("  P%-4u %llu\n", i, (unsigned long long)
 		       (after->p[i].executed - before->p[i].executed));
@@ -432,7 +432,8 @@ static int run_items(struct run *r)
 	if (!stats_err)
 		print_executed(&before, &after);
 	else
-		report("executed per P: skipped, stats unreadable", stats_err);
+		report("items that ended on each P: skipped, stats unreadable",
+		       stats_err);
 	wsx_stats_free(&after);
 out:
 	wsx_stats_free(&before);

@@ -3,7 +3,6 @@
  * wsxctl top: a live view of the Ps, refreshed every second.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -123,91 +122,53 @@ static void free_sample(struct top_sample *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* The stats file's text (malloc'ed); -errno. */
-static int read_stats_text(char **text)
+/*
+ * Each P's depth= and online= keys, which struct wsx_pstats does not hold;
+ * a module without them leaves depth 0 and the P online.
+ */
+static void read_extra(const struct wsx_stats_kv *kv, struct top_sample *s)
 {
-	const char *dir = secure_getenv("WSX_DEBUGFS");
-	char path[4096];
-	size_t len = 0, size = 1 << 16;
-	ssize_t n;
-	int fd;
+	char tag[16];
+	unsigned int i;
+	__u64 v;
 
-	if (!dir || !*dir)
-		dir = WSX_DEBUGFS_PATH;
-	snprintf(path, sizeof(path), "%s/stats", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	*text = malloc(size);
-	while (*text) {
-		if (size - len < 2) {
-			char *p = realloc(*text, size * 2);
-
-			if (!p)
-				break;
-			*text = p;
-			size *= 2;
-		}
-		n = read(fd, *text + len, size - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? -errno : 0;
-
-			close(fd);
-			(*text)[len] = '\0';
-			if (err)
-				free(*text);
-			return err;
-		}
-		len += n;
-	}
-	close(fd);
-	free(*text);
-	return -ENOMEM;
-}
-
-/* depth= and online= of each "P<n>" line, which libwsx does not keep. */
-static void parse_extra(const char *text, struct top_sample *s)
-{
-	const char *line, *end, *v;
-	unsigned int id;
-
-	for (line = text; *line; line = *end ? end + 1 : end) {
-		end = strchrnul(line, '\n');
-		if (sscanf(line, "P%u ", &id) != 1 || id >= s->nprocs)
-			continue;
-		v = strstr(line, " depth=");
-		if (v && v < end)
-			s->p[id].depth = strtoull(v + 7, NULL, 10);
-		v = strstr(line, " online=");
-		if (v && v < end)
-			s->p[id].online = v[8] != '0';
+	for (i = 0; i < s->nprocs; i++) {
+		snprintf(tag, sizeof(tag), "P%u", i);
+		if (!wsx_stats_get(kv, tag, "depth", &v))
+			s->p[i].depth = v;
+		if (!wsx_stats_get(kv, tag, "online", &v))
+			s->p[i].online = v != 0;
 	}
 }
 
 static int take_sample(struct top_sample *s)
 {
 	struct wsx_stats st;
+	struct wsx_stats_kv *kv;
 	struct wsx_topo topo;
 	unsigned int i;
-	char *text;
 	int ret;
 
 	free_sample(s);
-	ret = read_stats_text(&text);
+	/*
+	 * libwsx reads the file, so that top explains a failure as stats
+	 * does; the second read gives the keys the structs lack (depth=
+	 * and online=, values of the moment rather than counters)
+	 */
+	ret = wsx_stats_read_topo(&st, &topo);
 	if (ret)
 		return ret;
-	ret = wsx_stats_parse_topo(text, &st, &topo);
+	ret = wsx_stats_kv_read(&kv);
 	if (ret) {
-		free(text);
+		wsx_stats_free(&st);
+		wsx_topo_free(&topo);
 		return ret;
 	}
 	s->p = calloc(st.nprocs ? st.nprocs : 1, sizeof(*s->p));
 	s->nodeq_depth = calloc(topo.nnodeqs ? topo.nnodeqs : 1,
 				sizeof(*s->nodeq_depth));
 	if (!s->p || !s->nodeq_depth) {
-		free(text);
+		wsx_stats_kv_free(kv);
 		free_sample(s);
 		wsx_stats_free(&st);
 		wsx_topo_free(&topo);
@@ -241,8 +202,8 @@ static int take_sample(struct top_sample *s)
 	s->ggets = st.global.gets;
 	wsx_stats_free(&st);
 	wsx_topo_free(&topo);
-	parse_extra(text, s);
-	free(text);
+	read_extra(kv, s);
+	wsx_stats_kv_free(kv);
 	read_cpu_times(s);
 	s->t_ns = now_ns();
 	return 0;

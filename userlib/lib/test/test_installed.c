@@ -3,7 +3,8 @@
  * The installed libwsx against the running module: built by
  * scripts/check-deb with the libwsx-dev package's header and pkg-config
  * file, linked to libwsx1's shared library, run in the VM with the module
- * that DKMS built.  Not part of `make check` (it needs the module).
+ * that DKMS built.  scripts/check also builds it against the build's
+ * libwsx.so.1 (libwsx-uninstalled.pc) and runs it in its VM boot.
  */
 #include <errno.h>
 #include <string.h>

@@ -7,7 +7,8 @@
 # builds against the header and the library with the flags of
 # libwsx-uninstalled.pc (building against the tree), and one that reads the CPU or
 # the times of a ring's records asks for them (WSX_REQ_TIMESTAMPS: without
-# it they are 0).
+# it they are 0); the structs a call returns are listed in its page, each
+# field with its type and a comment.
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -44,6 +45,33 @@ sed -n '/^\.SS Versioning/,/^\.S[HS] [^V]/p' man/libwsx.3 |
 diff "$tmp/map" "$tmp/versioning" | sed 's/^/# /'
 [ -s "$tmp/map" ] && cmp -s "$tmp/map" "$tmp/versioning"
 ok $? "libwsx(3) lists each symbol version with its functions"
+
+# decls STRUCT FILE: the field declarations of struct STRUCT in FILE (a
+# header, or a man page's listing), one "type name;" a line, blanks
+# squeezed; with "commented", only those a comment explains.
+decls() {
+	sed -n "/^struct $1 {/,/^};/p" "$2" | sed '1d;$d' |
+		if [ "${3:-}" = commented ]; then grep -F '/*'; else cat; fi |
+		sed 's|/\*.*\*/||; s/^[[:blank:]]*//; s/[[:blank:]][[:blank:]]*/ /g;
+		     s/ *$//' | grep -v '^$'
+}
+
+# Each field of the structs a user reads is listed, with its type and a
+# comment saying what it holds, in the page that returns the struct.
+for sp in wsx_completion:../../uapi/linux/wsx.h:wsx_wait \
+	  wsx_pstats:include/wsx/libwsx.h:wsx_stats_read \
+	  wsx_gstats:include/wsx/libwsx.h:wsx_stats_read \
+	  wsx_stats:include/wsx/libwsx.h:wsx_stats_read; do
+	s=${sp%%:*}
+	h=${sp#*:}
+	pg=man/${h#*:}.3
+	h=${h%%:*}
+	decls "$s" "$h" | sort >"$tmp/h_$s"
+	decls "$s" "$pg" commented | sort >"$tmp/p_$s"
+	comm -23 "$tmp/h_$s" "$tmp/p_$s" | sed 's/^/# not in the page: /'
+	[ -s "$tmp/h_$s" ] && [ -z "$(comm -23 "$tmp/h_$s" "$tmp/p_$s")" ]
+	ok $? "${pg#man/} lists each field of struct $s with a comment"
+done
 
 # pc FIELD: FIELD of libwsx-uninstalled.pc, its variables expanded (no
 # pkg-config: the package build does not depend on it).

@@ -121,6 +121,24 @@ check_errors() {
 	has err "wsxctl: is the wsx module loaded? (modprobe wsx)" \
 		"... and asks whether the module is loaded"
 	WSX_DEBUGFS=$tmp/none expect 1 "schedtrace without debugfs" schedtrace
+	WSX_DEBUGFS=$tmp/none expect 1 "top without debugfs" top --once
+	has err "wsxctl: is the wsx module loaded? (modprobe wsx)" \
+		"... and asks whether the module is loaded"
+	# The default path (WSX_DEBUGFS empty) with no debugfs mounted on
+	# /sys/kernel/debug: each reader gives libwsx's ENOMEDIUM and the
+	# mount command, not ENOENT.
+	if [ "$(stat -f -c %T /sys/kernel/debug 2>/dev/null)" = debugfs ]; then
+		n=$((n + 1))
+		echo "ok $n - readers without debugfs mounted # SKIP debugfs is mounted on /sys/kernel/debug"
+		return
+	fi
+	for cmd in stats "top --once" schedtrace; do
+		# shellcheck disable=SC2086 # "top --once" is two words
+		WSX_DEBUGFS= expect 1 "$cmd, debugfs not mounted" $cmd
+		has err "(ENOMEDIUM)" "... names ENOMEDIUM"
+		has err "wsxctl: debugfs is not mounted: mount -t debugfs none /sys/kernel/debug" \
+			"... and says how to mount it"
+	done
 }
 
 check_run() {
@@ -238,9 +256,10 @@ check_debugfs() {
 	cmp -s "$tmp/out" "$tmp/debugfs/schedtrace"
 	ok $? "... prints the line"
 	WSX_DEBUGFS=$tmp/debugfs fake 0 "run with stats" run nop --count 5
-	has out "P1    0" "... prints executed per P"
+	has out "P1    0" "... prints the items that ended on each P"
 	WSX_DEBUGFS=$tmp/none fake 0 "run without stats" run nop
-	has err "executed per P: skipped, stats unreadable" "... says so"
+	has err "items that ended on each P: skipped, stats unreadable" \
+		"... says so"
 }
 
 # A module with steal_topology=numa on two nodes: node and level keys on

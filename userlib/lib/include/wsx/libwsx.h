@@ -363,7 +363,7 @@ void wsx_item_delay(struct wsx_req *item, __u64 ns);
 
 /* Counters of one P, as the module's debugfs "stats" file gives them. */
 struct wsx_pstats {
-	__u64 executed;		/* items run on this P */
+	__u64 executed;		/* items that ended on this P (wsx(4)) */
 	__u64 runnext_hits;	/* ... taken from the runnext slot */
 	__u64 ring_puts;	/* items put in the local ring */
 	__u64 spills;		/* ring overflows moved to the global queue */
