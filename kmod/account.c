@@ -45,7 +45,7 @@
 
 static unsigned int wsx_max_users = 1024;
 module_param_named(max_users, wsx_max_users, uint, 0644);
-MODULE_PARM_DESC(max_users, "Users of /dev/wsx counted each on their own in the stats (others together)");
+MODULE_PARM_DESC(max_users, "Users of /dev/wsx counted each on their own in the stats, at least 1 (others together)");
 
 /* One user's counters on one CPU, summed over CPUs when read. */
 struct wsx_account_cpu {
@@ -130,6 +130,7 @@ static void wsx_account_sum(const struct wsx_account *acct, u64 *items,
 /*
  * Make room in a full table: fold an account no session holds into
  * @overflow and free it.  Returns false when every account is held.
+ * (max_users lowered at run time: called until the table is below it.)
  */
 static bool wsx_account_reclaim(struct wsx_account *overflow)
 {
@@ -175,10 +176,11 @@ struct wsx_account *wsx_account_get(kuid_t uid)
 			overflow = wsx_account_new(INVALID_UID);
 		if (!overflow)
 			goto out;
-		if (!wsx_account_reclaim(overflow)) {
-			acct = overflow;
-			goto got;
-		}
+		while (wsx_naccounts >= max(READ_ONCE(wsx_max_users), 1U))
+			if (!wsx_account_reclaim(overflow)) {
+				acct = overflow;
+				goto got;
+			}
 	}
 	acct = wsx_account_new(uid);
 	if (!acct)

@@ -120,10 +120,10 @@
  *     bound reached with 3 rings and 2 Ms).  An abandon pass (below) is
  *     the exception: it stamps Q before its try of Q's lock, and until
  *     that try the walks prefer older rings, for as long as the stopping
- *     M is delayed between the two; then it, or the holder it meets,
- *     consumes Q.  Neither a hold of sq_lock nor that window is bounded in
- *     pick-ups.  The stamps are read racily: a hint for the order, not
- *     part of the handshake.
+ *     M is delayed between the two; then it consumes Q, or the holder it
+ *     met looks (from there the bound holds).  Neither a hold of sq_lock
+ *     nor that window is bounded in pick-ups.  The stamps are read
+ *     racily: a hint for the order, not part of the handshake.
  *
  *     Invariant: while the flag is clear, an M that will walk the list
  *     again before it parks exists, or the holder of sq_lock will look at

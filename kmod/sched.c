@@ -1119,6 +1119,26 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 	}
 }
 
+/*
+ * The calling M's CPU time so far.  The scheduler's tick updates it under
+ * us (on this CPU): a snapshot is enough, but on 32-bit a u64 read can
+ * tear, so read it until two reads agree.
+ */
+static u64 wsx_m_runtime(void)
+{
+	/* racy: the tick's update (see above) */
+	u64 now = data_race(current->se.sum_exec_runtime), was;
+
+	if (IS_ENABLED(CONFIG_64BIT))
+		return now;
+	do {
+		was = now;
+		/* racy, as above */
+		now = data_race(current->se.sum_exec_runtime);
+	} while (now != was);
+	return now;
+}
+
 static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 {
 	struct wsx_p *p = m->p;
@@ -1134,8 +1154,7 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 		job->cpu = raw_smp_processor_id();
 	}
 	wsx_item_account_start(p, item, m);
-	/* the scheduler's tick updates it under us: a snapshot is enough */
-	runtime = data_race(current->se.sum_exec_runtime);
+	runtime = wsx_m_runtime();
 	WRITE_ONCE(p->cur_runtime, runtime);
 	/* release: the monitor that sees this seq sees its cur_runtime
 	 * (litmus/execute-monitor-seq-mp)
@@ -1150,11 +1169,7 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	WRITE_ONCE(p->cur, NULL);
 	trace_wsx_item_end(item, READ_ONCE(job->status));
 	wsx_stat_inc(p, executed);
-	/* updated by the scheduler's tick under us, as above */
-	runtime = data_race(current->se.sum_exec_runtime) - runtime;
-	/* a torn read of the u64 (32-bit) can go backwards: count none */
-	if ((s64)runtime < 0)
-		runtime = 0;
+	runtime = wsx_m_runtime() - runtime;
 	/* the job is ours until the put, its session holds its account */
 	wsx_account_item(job->acct, runtime);
 	wsx_job_put(job);

@@ -14,13 +14,14 @@
  * half the SLEEPs (a SLEEP waits in a blocking section: no CPU time);
  * a reset zeroes both users' counters.
  *
- * table: with max_users=2, a uid A that holds a session keeps its own
- * line while two other uids come and go (each taking the place of an
- * account no session holds, which is folded into the overflow line, uid
- * 4294967295) and a uid B takes the other place and holds it; A's second
- * session, opened while every place is held, is counted on A's line, a
- * fifth uid's in the overflow line; the items of all lines together grow
- * by exactly the items run.
+ * table: with at least five uids in the table, max_users is set to 2 and
+ * the table shrinks to it as new uids come: a uid A that holds a session
+ * keeps its own line while two other uids come and go (each taking the
+ * place of an account no session holds, which is folded into the
+ * overflow line, uid 4294967295) and a uid B takes the other place and
+ * holds it; A's second session, opened while every place is held, is
+ * counted on A's line, a fifth uid's in the overflow line; the items of
+ * all lines together grow by exactly the items run.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -307,10 +308,15 @@ static void test_table(gid_t gid)
 	unsigned long long all0, all1;
 	struct holder a, b;
 	unsigned int uids;
+	uid_t uid;
 	struct usage u, o;
 	char old[32];
 	bool ok;
 
+	/* three more uids in the table before it is made smaller */
+	for (uid = TABLE_UID + 5; uid <= TABLE_UID + 7; uid++)
+		if (nops_as(uid, gid, 1))
+			ksft_exit_fail_msg("uid %u's NOP\n", uid);
 	if (wsx_test_param(MAX_USERS, old, sizeof(old)) < 0 ||
 	    wsx_test_param_set(MAX_USERS, "2"))
 		ksft_exit_fail_msg("max_users\n");
