@@ -228,7 +228,7 @@ static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req)
 	ret = wsx_inflight_get(s);
 	if (ret)
 		return ret;
-	uj = kmem_cache_alloc(wsx_ujob_cache, GFP_KERNEL);
+	uj = kmem_cache_alloc(wsx_ujob_cache, GFP_KERNEL_ACCOUNT);
 	if (!uj) {
 		ret = -ENOMEM;
 		goto fail;
@@ -518,7 +518,7 @@ static __poll_t wsx_poll(struct file *file, poll_table *wait)
 
 static int wsx_open(struct inode *inode, struct file *file)
 {
-	struct wsx_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct wsx_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 
 	if (!s)
 		return -ENOMEM;

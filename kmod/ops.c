@@ -65,10 +65,16 @@ static void wsx_node_setup(struct wsx_node *node,
 	wsx_item_init(&node->item, type->fn, job);
 }
 
+/*
+ * Charged to the memory cgroup of the task that allocates: a request's
+ * root to its submitter's; a child an M spawns to none (an M is a kernel
+ * thread of no cgroup).
+ */
 static struct wsx_node *wsx_node_alloc(const struct wsx_op_type *type,
 				       struct wsx_job *job)
 {
-	struct wsx_node *node = kmem_cache_zalloc(wsx_node_cache, GFP_KERNEL);
+	struct wsx_node *node = kmem_cache_zalloc(wsx_node_cache,
+						  GFP_KERNEL_ACCOUNT);
 
 	if (node)
 		wsx_node_setup(node, type, job);
@@ -422,7 +428,7 @@ static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 	/* kernels differ on ranges that wrap or leave userspace: say EFAULT */
 	if (!access_ok(u64_to_user_ptr(req->args[0]), req->args[1]))
 		return -EFAULT;
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return -ENOMEM;
 	buf->len = req->args[1];

@@ -3,13 +3,20 @@
  * wsx: the submission and completion rings a session shares with userspace
  * (ABI 1.1: uapi/linux/wsx.h gives the layout and the calls).
  *
- * WSX_IOC_RING_SETUP allocates one vmalloc_user() area, which userspace
- * maps with mmap(): a header of four u32 indices, each on its own cache
- * line, the SQ's array of requests and the CQ's array of records.  The
- * kernel works on its own mapping of the area, which lives until the
+ * WSX_IOC_RING_SETUP allocates one area of pages, which userspace maps
+ * with mmap(): a header of four u32 indices, each on its own cache line,
+ * the SQ's array of requests and the CQ's array of records.  The kernel
+ * works on its own mapping of the pages (vmap()), which lives until the
  * session is released; a user mapping holds a reference on the file, so
  * release comes after the last munmap() and munmap() while items run
  * changes nothing for the kernel.
+ *
+ * Memory.  The pages, the job slots and struct wsx_rings are charged to
+ * the memory cgroup of the task that sets the rings up, as io_uring charges
+ * its rings (GFP_KERNEL_ACCOUNT), so a container's limit bounds the rings
+ * its users make; beyond it the setup fails with -ENOMEM
+ * (__GFP_RETRY_MAYFAIL: the charge fails rather than calling the cgroup's
+ * OOM killer).  max_inflight bounds them in all (one unit per CQ entry).
  *
  * Jobs live in job slots preallocated at setup, one per CQ entry, each
  * holding the job and its root node (ops.h), so that a NOP, SPIN or SLEEP
@@ -269,6 +276,7 @@ struct wsx_rslot {
 struct wsx_rings {
 	void *mem;				/* I: the shared area */
 	size_t size;				/* I: its mapped length */
+	struct page **pages;			/* I: the area's pages */
 	struct wsx_rings_hdr *hdr;		/* I */
 	struct wsx_req *sqes;			/* I */
 	struct wsx_completion *cqes;		/* I */
@@ -1022,9 +1030,37 @@ static void wsx_rings_layout(struct wsx_rings *r,
 	setup->cqes = cqes;
 }
 
+/* What the rings allocate for their user, charged to its memory cgroup. */
+#define WSX_RINGS_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+/* Allocate the shared area's pages, zeroed, and map them for the kernel. */
+static int wsx_rings_alloc_mem(struct wsx_rings *r)
+{
+	unsigned long i, n = r->size >> PAGE_SHIFT;
+
+	r->pages = kvcalloc(n, sizeof(*r->pages), WSX_RINGS_GFP);
+	if (!r->pages)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		r->pages[i] = alloc_page(WSX_RINGS_GFP | __GFP_ZERO);
+		if (!r->pages[i])
+			return -ENOMEM;
+	}
+	r->mem = vmap(r->pages, n, VM_MAP, PAGE_KERNEL);
+	return r->mem ? 0 : -ENOMEM;
+}
+
+/* Free what wsx_rings_create() allocated, whatever it got to. */
 static void wsx_rings_free(struct wsx_rings *r)
 {
-	vfree(r->mem);
+	unsigned long i;
+
+	if (r->mem)
+		vunmap(r->mem);
+	/* a user mapping keeps its own reference on each page */
+	for (i = 0; r->pages && i < r->size >> PAGE_SHIFT && r->pages[i]; i++)
+		__free_page(r->pages[i]);
+	kvfree(r->pages);
 	kvfree(r->slots);
 	kfree(r);
 }
@@ -1053,7 +1089,7 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	ret = wsx_inflight_reserve(setup->cq_entries);
 	if (ret)
 		return ERR_PTR(ret);
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	r = kzalloc(sizeof(*r), WSX_RINGS_GFP);
 	if (!r)
 		goto nomem;
 	r->sq_entries = setup->sq_entries;
@@ -1062,9 +1098,8 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	r->poll_wq = poll_wq;
 	r->acct = acct;
 	wsx_rings_layout(r, setup);
-	r->mem = vmalloc_user(r->size);
-	r->slots = kvcalloc(r->cq_entries, sizeof(*r->slots), GFP_KERNEL);
-	if (!r->mem || !r->slots) {
+	r->slots = kvcalloc(r->cq_entries, sizeof(*r->slots), WSX_RINGS_GFP);
+	if (!r->slots || wsx_rings_alloc_mem(r)) {
 		wsx_rings_free(r);
 		goto nomem;
 	}
@@ -1155,11 +1190,17 @@ void wsx_rings_destroy(struct wsx_rings *r)
  */
 int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma)
 {
+	unsigned long n = vma_pages(vma);
+
 	if (!(vma->vm_flags & VM_SHARED) ||
 	    vma->vm_pgoff != WSX_RING_MMAP_OFF >> PAGE_SHIFT ||
 	    vma->vm_end - vma->vm_start > r->size)
 		return -EINVAL;
-	return remap_vmalloc_range(vma, r->mem, 0);
+	/*
+	 * The pages go in now; the mapping has no fault handler, so a part
+	 * that mremap() adds past them raises SIGBUS when touched.
+	 */
+	return vm_insert_pages(vma, vma->vm_start, r->pages, &n);
 }
 
 /**

@@ -397,7 +397,8 @@ struct wsx_enter {
  *			-EBUSY	the session has its rings already
  *			-EAGAIN	cq_entries more in flight would pass
  *				max_inflight
- *			-ENOMEM	out of memory
+ *			-ENOMEM	out of memory, or the rings would pass the
+ *				caller's memory cgroup's limit
  * WSX_IOC_ENTER	-EFAULT	bad pointer
  *			-ENXIO	no rings set up on this session
  *			-EINVAL	flags or reserved not zero; with to_submit >
