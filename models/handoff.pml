@@ -54,7 +54,7 @@
  *   BUG_F3    no yield to a waiting M at the global_tick point (f7ca79a):
  *             finding 3, with LOAD.
  *   BUG_F3SPIN  F3 gives the P away without resetting a spinning M
- *             (wsx_m_park() does: wsx_m_idle_p() via).
+ *             (wsx_m_park() does, through wsx_m_idle_p()).
  *
  * Line numbers are kmod/handoff.c's as of f7ca79a, "sched.c:" for sched.c.
  */

@@ -196,7 +196,7 @@ stop:	/* wsx_m_stop_p() */
 	atomic { n = inbox; inbox = 0 }
 	atomic { n = n + rq; rq = 0 }
 	atomic { glen = glen + n; n = 0 }	/* wsx_p_drain(), and wsx_wakep() */
-	m_online = false;			/* wsx_m_stop_p(), wake_up(ack_wq) wsx_m_stop_p() */
+	m_online = false;			/* wsx_m_stop_p(), then wake_up(ack_wq) */
 stopped:
 end_stopped:
 	want_online;				/* wsx_m_stop_p() */
@@ -218,13 +218,13 @@ proctype hotplug()
 #endif
 online:
 	atomic { want_online = true; offline_done = false }	/* wsx_sched_cpu_online() */
-	/* wsx_sched_cpu_online() wake_up(p->m) */
+	/* wsx_sched_cpu_online(): wake_up(p->m) */
 #ifndef BUG_F1
 	m_online;			/* F1: wait for the ack */
 #endif
 offline:
 	want_online = false;		/* wsx_sched_cpu_offline() (F5: smp_mb()) */
-	/* wsx_sched_cpu_offline() wake_up(p->m) */
+	/* wsx_sched_cpu_offline(): wake_up(p->m) */
 	!m_online;			/* wsx_sched_cpu_offline() */
 	atomic { offline_done = true; i++ }
 	if

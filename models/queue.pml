@@ -72,7 +72,7 @@
  *             only for n > 1).
  *   BUG_N3    wsx_m_park(): a parker that saw work but whose idle bit a
  *             waker claimed first sleeps without handing the search on.
- *   BUG_N4   : wsx_wakep() reserves nmspinning before it
+ *   BUG_N4    wsx_wakep() reserves nmspinning before it
  *             has found an idle P.
  *   BUG_SKIP  the parker's recheck takes its own inbox into its ring before
  *             it takes its idle bit back: the ring fills while the bit is
@@ -139,7 +139,7 @@ bool sub_done;		/* ghost: it queued all it will */
 /*
  * wsx_pidle_claim().  test_bit() and test_and_clear_bit() are one
  * step here: the pair returns false at the test or succeeds at the clear,
- * which one atomic step at either moment covers.  atomic_dec(npidle) wsx_pidle_claim()
+ * which one atomic step at either moment covers.  atomic_dec(npidle)
  * is a step of its own.
  */
 inline pidle_claim(id, got)
@@ -393,7 +393,7 @@ top:	/* wsx_find_runnable(), one turn of its loop */
 	atomic { n = inbox[me]; inbox[me] = 0 }
 	if
 	:: n > 0 ->
-		/* ... then the ring puts wsx_inbox_drain() (the model's ring has room) */
+		/* ... then the ring puts in wsx_inbox_drain() (the model's ring has room) */
 #ifdef BUG_N2
 		atomic { rq[me] = rq[me] + n; w = n; n = 0 }
 		if
@@ -422,7 +422,7 @@ gget:
 	:: atomic { rq[me] > 0 -> rq[me]-- }
 		goto execute
 	/*
-	 * wsx_global_get(p, 0) (the global_tick pick wsx_find_runnable() only
+	 * wsx_global_get(p, 0) (the global_tick pick in wsx_find_runnable() only
 	 * changes the order).  Only the owner adds to rq[me]: still 0 here.
 	 * With NODES 2: its own node's queue, then the other's (each under
 	 * its own lock), which is node_near's order.
@@ -586,7 +586,7 @@ execute:	/* wsx_execute() */
 	:: else
 	fi;
 progress:
-	atomic { ran++; mst[me] = RUN }		/* wsx_execute() the item starts */
+	atomic { ran++; mst[me] = RUN }		/* wsx_execute(): the item starts */
 	if
 	/* the item spawns a child: wsx_spawn(), runnext */
 	:: atomic { spawned < NSPAWN -> spawned++; created++; mst[me] = BUSY;
