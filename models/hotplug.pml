@@ -2,9 +2,8 @@
 /*
  * hotplug.pml - CPU hotplug: the online and offline callbacks, the
  * acknowledgement of the P's M, the RCU check of submitters and the
- * holder's drain to the global queue (the "CPU hotplug" part of the design
- * comment at the top of sched.c; wsx_m_stop_p(), wsx_p_drain(),
- * wsx_inbox_put(), wsx_sched_cpu_online() and wsx_sched_cpu_offline()).
+ * holder's drain to the global queue (wsx_m_stop_p(), wsx_p_drain(),
+ * wsx_inbox_put(), wsx_sched_cpu_online(), wsx_sched_cpu_offline()).
  *
  * What is modelled
  * ----------------
@@ -40,8 +39,7 @@
  * ----------
  *  - once the offline callback returned, and until the next online
  *    callback starts, nothing is queued on P 1 (inbox, ring, runnext) and
- *    its M runs no item (invariant, process watch: the design comment of sched.c, "CPU
- *    hotplug");
+ *    its M runs no item (invariant, process watch; sched.c, "CPU hotplug");
  *  - no item lost or run twice: ran <= created (invariant); a callback or
  *    an M stuck for good is an invalid end state;
  *  - every item queued runs (ltl alldone, pan -a; it holds without
