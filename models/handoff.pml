@@ -3,7 +3,9 @@
  * handoff.pml - blocking sections and the Ms without a P: the handoff to a
  * spare M, the pool, the waiting list mwait, the reaper that stops and
  * frees pool Ms, the wakeups against it, and the bounded wait of an M
- * leaving a blocking section (handoff.c, sched.c:259-296, 604-664, 772-823).
+ * leaving a blocking section (handoff.c; in sched.c wsx_pidle_claim() to
+ * wsx_wake_p(), wsx_m_unpark(), wsx_m_park(), wsx_execute() and
+ * wsx_m_main()).
  *
  * What is modelled
  * ----------------
@@ -52,7 +54,7 @@
  *   BUG_F3    no yield to a waiting M at the global_tick point (f7ca79a):
  *             finding 3, with LOAD.
  *   BUG_F3SPIN  F3 gives the P away without resetting a spinning M
- *             (wsx_m_park() does: handoff.c:185 via sched.c:635-647).
+ *             (wsx_m_park() does, through wsx_m_idle_p()).
  *
  * Line numbers are kmod/handoff.c's as of f7ca79a, "sched.c:" for sched.c.
  */
@@ -116,7 +118,7 @@ inline unlock()
 	mlock = NONE
 }
 
-/* wsx_pidle_claim() sched.c:237-244, the bit and npidle in one */
+/* wsx_pidle_claim(), the bit and npidle in one */
 inline pidle_claim(got)
 {
 	atomic {
@@ -127,7 +129,7 @@ inline pidle_claim(got)
 	}
 }
 
-/* wsx_m_give() :57-64, under mlock: hand the P to @to (pool or mwait) */
+/* wsx_m_give(), under mlock: hand the P to @to (pool or mwait) */
 inline m_give(to)
 {
 	assert(!freed[to]);
@@ -168,23 +170,23 @@ inline pool_pick(w)
 	fi
 }
 
-/* wsx_block_begin() :281-307 and, after the blocking, wsx_block_end() :250-271 */
+/* wsx_block_begin() and, after the blocking, wsx_block_end(), wsx_m_block_end() */
 inline block_begin_end()
 {
-	atomic { assert(hold[me]); hold[me] = false; mp[me] = NONE } /* :290-296 */
-	/* wsx_p_to_spare() :128-147: a pool M ... */
+	atomic { assert(hold[me]); hold[me] = false; mp[me] = NONE } /* wsx_block_begin() */
+	/* wsx_p_to_spare(): a pool M ... */
 	lock();
 	pool_pick(w);
 	if
 	:: w != NONE -> m_give(w); w = NONE; unlock()
 	:: else ->
 		unlock();
-		/* ... or a new one: wsx_m_create() :75-112 */
+		/* ... or a new one: wsx_m_create() */
 		lock();
 		if
-		:: nthreads >= NM ->			/* :83-87 */
+		:: nthreads >= NM ->			/* wsx_m_create() */
 			unlock();
-			/* :298-301 keep the P; its queue waits */
+			/* wsx_block_begin(): keep the P; its queue waits */
 			atomic { mp[me] = P; hold[me] = true };
 			goto blocked
 		:: else ->
@@ -202,53 +204,53 @@ inline block_begin_end()
 			:: w == NM ->
 				/*
 				 * the model has no M left: as a failed
-				 * kthread_create() (:97-103), keep the P
+				 * kthread_create() (wsx_m_create()), keep the P
 				 */
 				nthreads--;
 				mp[me] = P;
 				hold[me] = true
 			:: else ->
-				pm = w;			/* :109 */
-				mp[w] = P;		/* :110 wsx_m_take_p() */
+				pm = w;			/* wsx_m_create() */
+				mp[w] = P;		/* wsx_m_create(): wsx_m_take_p() */
 				hold[w] = true;
 				exists[w] = true	/* wsx_m_start() */
 			fi;
 			w = 0
 		}
 	fi;
-blocked:	/* the item sleeps; then wsx_m_block_end() :250-271 */
+blocked:	/* the item sleeps; then wsx_m_block_end() */
 	if
-	:: mp[me] != NONE -> skip		/* :256-257 kept its P */
+	:: mp[me] != NONE -> skip		/* wsx_m_block_end(): kept its P */
 	:: else ->
 		lock();
-		/* wsx_p_take_idle() :227-242 */
+		/* wsx_p_take_idle() */
 		pidle_claim(ok);
 		if
 		:: ok ->
 			w = pm;
-			lose_p[w] = true;		/* :238 */
-			m_wake_locked(w);		/* :239 */
-			pm = me;			/* :240 */
+			lose_p[w] = true;		/* wsx_p_take_idle() */
+			m_wake_locked(w);		/* wsx_p_take_idle() */
+			pm = me;			/* wsx_p_take_idle() */
 			w = 0;
 			unlock()
 		:: else ->
-			atomic { in_mwait[me] = true; nmwait++;	/* :261 */
+			atomic { in_mwait[me] = true; nmwait++;	/* wsx_m_block_end() */
 				 waiting0 = (me == 0) }
 			unlock();
-			nextp[me] != NONE;		/* :264 */
+			nextp[me] != NONE;		/* wsx_m_block_end() */
 			lock();
 			atomic { p = nextp[me]; nextp[me] = NONE;
 				 waiting0 = false; wticks = 0 }
 			unlock()
 		fi;
-		/* :270 wsx_m_take_p() */
+		/* wsx_m_block_end(): wsx_m_take_p() */
 		atomic { assert(pm == me); ok = false; p = 0; mp[me] = P;
 			 hold[me] = true }
 	fi
 }
 
 /*
- * wsx_m_wake() sched.c:260-265 by the submitter: the store-release of woken,
+ * wsx_m_wake() by the submitter: the store-release of woken,
  * then wake_up() - under rcu_read_lock() with F2.
  */
 inline m_wake(m, s, r)
@@ -302,35 +304,35 @@ proctype M(byte me)
 end_start:
 	exists[me];		/* wsx_m_start() */
 
-main:	/* wsx_m_main() sched.c:807-823 */
+main:	/* wsx_m_main() */
 	ALIVE;
 	if
 	:: mp[me] == NONE ->
-		/* wsx_m_pool_wait() :155-175 */
+		/* wsx_m_pool_wait() */
 		assert(!spinning && !hold[me]);
 		lock();
 		if
-		:: nextp[me] == NONE -> in_pool[me] = true	/* :160-163 */
+		:: nextp[me] == NONE -> in_pool[me] = true	/* wsx_m_pool_wait() */
 		:: else
 		fi;
 		unlock();
-end_pool:	(nextp[me] != NONE || should_stop[me]);	/* :165 */
+end_pool:	(nextp[me] != NONE || should_stop[me]);	/* wsx_m_pool_wait() */
 		lock();
 		atomic { p = nextp[me]; nextp[me] = NONE; in_pool[me] = false }
 		unlock();
 		if
-		:: p == NONE -> goto exit		/* :171-172 */
+		:: p == NONE -> goto exit		/* wsx_m_pool_wait() */
 		:: else
 		fi;
-		/* wsx_m_take_p() :49-54 */
+		/* wsx_m_take_p() */
 		atomic { assert(pm == me); mp[me] = p; p = 0; hold[me] = true }
 	:: else
 	fi;
 
-top:	/* wsx_find_runnable() sched.c:739-770 */
+top:	/* wsx_find_runnable() */
 	ALIVE;
 	if
-	:: mp[me] == NONE -> goto main		/* sched.c:742 */
+	:: mp[me] == NONE -> goto main		/* wsx_find_runnable() */
 	:: else
 	fi;
 #ifndef BUG_F3
@@ -365,41 +367,41 @@ top:	/* wsx_find_runnable() sched.c:739-770 */
 	:: else
 	fi;
 #endif
-	/* wsx_inbox_drain(), wsx_runq_get() sched.c:749-757 */
+	/* wsx_inbox_drain(), wsx_runq_get() in wsx_find_runnable() */
 	if
 	:: atomic { queued > 0 -> assert(hold[me] && pm == me); queued-- }
 		goto execute
 	:: queued == 0
 	fi;
 
-	/* wsx_m_park() sched.c:630-664 */
+	/* wsx_m_park() */
 	if
 	:: atomic { spinning -> spinning = false; was = true;
 		    assert(nmspinning > 0); nmspinning-- }
 	:: !spinning
 	fi;
-	/* wsx_m_idle_p() :185-204 */
+	/* wsx_m_idle_p() */
 	lock();
 	first_waiter(w);
 	if
 	:: w != NONE ->
-		atomic { hold[me] = false; mp[me] = NONE }	/* :194-195 */
+		atomic { hold[me] = false; mp[me] = NONE }	/* wsx_m_idle_p() */
 		m_give(w);
 		w = NONE;
 		unlock();
 		if
-		:: was -> was = false; wakep(w, me)		/* sched.c:645-646 */
+		:: was -> was = false; wakep(w, me)		/* wsx_m_park() */
 		:: else
 		fi;
-		goto top			/* sched.c:647, then :742 */
+		goto top			/* wsx_m_park(), then wsx_find_runnable() */
 	:: else ->
-		atomic { hold[me] = false; pidle = true }	/* :199-200 */
+		atomic { hold[me] = false; pidle = true }	/* wsx_m_idle_p() */
 		unlock()
 	fi;
-	/* sched.c:651 smp_mb(); wsx_work_visible(): the P's queue */
+	/* wsx_m_park(): smp_mb(); wsx_work_visible(): the P's queue */
 	if
 	:: queued > 0 ->
-		/* wsx_pidle_reclaim() :216-224 */
+		/* wsx_pidle_reclaim() */
 		lock();
 		if
 		:: pm == me -> pidle_claim(ok)
@@ -423,14 +425,14 @@ top:	/* wsx_find_runnable() sched.c:739-770 */
 	:: else
 	fi;
 	was = false;
-end_park:	/* sched.c:660-661 (kthread_stop() is for pool Ms only) */
+end_park:	/* wsx_m_park() (kthread_stop() is for pool Ms only) */
 	woken[me];
-	/* wsx_m_unpark() sched.c:604-628 */
+	/* wsx_m_unpark() */
 	ALIVE;
 	atomic {
 		woken[me] = false;
 		if
-		:: lose_p[me] ->			/* sched.c:613-617 */
+		:: lose_p[me] ->			/* wsx_m_unpark() */
 			lose_p[me] = false;
 			mp[me] = NONE
 		:: else ->
@@ -440,9 +442,9 @@ end_park:	/* sched.c:660-661 (kthread_stop() is for pool Ms only) */
 	}
 	goto top;
 
-execute:	/* wsx_execute() sched.c:772-800 */
+execute:	/* wsx_execute() */
 	if
-	:: atomic { spinning -> spinning = false;	/* sched.c:564-569 */
+	:: atomic { spinning -> spinning = false;	/* wsx_m_reset_spinning() */
 		    assert(nmspinning > 0); nmspinning--; w = nmspinning }
 		if
 		:: w == 0 -> wakep(w, me)
@@ -451,7 +453,7 @@ execute:	/* wsx_execute() sched.c:772-800 */
 	:: else
 	fi;
 	atomic {
-		schedtick = (schedtick + 1) % GT;	/* sched.c:780 */
+		schedtick = (schedtick + 1) % GT;	/* wsx_execute() */
 		/* F3's bound: a waiting M waits for at most GT items */
 		if
 		:: waiting0 -> wticks++;
@@ -490,14 +492,14 @@ proctype submitter()
 		queued++
 #else
 	:: n < NSUB ->
-		atomic { queued++; created++; n++ }	/* sched.c:874 */
+		atomic { queued++; created++; n++ }	/* wsx_inbox_put() */
 #endif
-		/* wsx_wake_p() sched.c:291-296 */
+		/* wsx_wake_p() */
 		pidle_claim(ok);
 		if
 		:: ok ->
 			ok = false;
-			w = pm;				/* sched.c:295 */
+			w = pm;				/* wsx_wake_p() */
 			m_wake(w, false, NM);
 			w = 0
 		:: else -> wakep(w, NM)			/* F7 (i) */
@@ -515,14 +517,14 @@ proctype submitter()
 #define POOLED	(in_pool[0] || in_pool[1] || in_pool[2])
 #endif
 
-/* wsx_reaper_fn() :354-384 */
+/* wsx_reaper_fn() */
 proctype reaper()
 {
 	byte me = NM, w, d, g;
 
 end:	do
 	/*
-	 * :361-373 under mlock: a pool M idle long enough, while nthreads >
+	 * wsx_reaper_fn(): under mlock: a pool M idle long enough, while nthreads >
 	 * nprocs.  (A run that finds nothing to do only takes the lock.)
 	 */
 	:: atomic { mlock == NONE && nthreads > 1 && POOLED ->
@@ -534,9 +536,9 @@ end:	do
 			nthreads--;
 			d = w;
 			unlock();
-			should_stop[d] = true;		/* :377 kthread_stop() */
+			should_stop[d] = true;		/* wsx_reaper_fn(): kthread_stop() */
 			exited[d];
-			/* :379 synchronize_rcu() */
+			/* wsx_reaper_fn(): synchronize_rcu() */
 			w = 0;
 			do
 			:: w <= NM ->
@@ -547,7 +549,7 @@ end:	do
 				fi
 			:: else -> break
 			od;
-			atomic { freed[d] = true; d = 0; w = 0 }	/* :381 */
+			atomic { freed[d] = true; d = 0; w = 0 }	/* wsx_reaper_fn() */
 		fi
 	od
 }

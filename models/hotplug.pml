@@ -2,8 +2,8 @@
 /*
  * hotplug.pml - CPU hotplug: the online and offline callbacks, the
  * acknowledgement of the P's M, the RCU check of submitters and the
- * holder's drain to the global queue (sched.c:86-92, 696-725, 861-881,
- * 1004-1037).
+ * holder's drain to the global queue (wsx_m_stop_p(), wsx_p_drain(),
+ * wsx_inbox_put(), wsx_sched_cpu_online(), wsx_sched_cpu_offline()).
  *
  * What is modelled
  * ----------------
@@ -39,7 +39,7 @@
  * ----------
  *  - once the offline callback returned, and until the next online
  *    callback starts, nothing is queued on P 1 (inbox, ring, runnext) and
- *    its M runs no item (invariant, process watch: sched.c:89-91);
+ *    its M runs no item (invariant, process watch; sched.c, "CPU hotplug");
  *  - no item lost or run twice: ran <= created (invariant); a callback or
  *    an M stuck for good is an invalid end state;
  *  - every item queued runs (ltl alldone, pan -a; it holds without
@@ -50,7 +50,7 @@
  *             acknowledgement: finding 1.
  *   BUG_F1DESIGN  F1 as first designed: the online callback waits for
  *             m_online, which starts true ("until its M acknowledges the
- *             first stop", sched.c:1071), and the M enters wsx_m_stop_p()
+ *             first stop", wsx_p_create()), and the M enters wsx_m_stop_p()
  *             only when want_online is false.  The first online callback
  *             can then return before the M acknowledged anything (README:
  *             "F1 as designed leaves the first online open").
@@ -120,10 +120,10 @@ proctype M1()
 	byte n, g, r;
 	bool ok;
 
-top:	/* wsx_find_runnable() :739 */
+top:	/* wsx_find_runnable() */
 #if defined(BUG_F1) || defined(BUG_F1DESIGN)
 	if
-	:: !want_online -> goto stop		/* :744 */
+	:: !want_online -> goto stop		/* wsx_find_runnable() */
 	:: else
 	fi;
 #else
@@ -133,21 +133,21 @@ top:	/* wsx_find_runnable() :739 */
 	:: else
 	fi;
 #endif
-	/* wsx_inbox_drain() :373-402 */
+	/* wsx_inbox_drain() */
 	atomic { n = inbox; inbox = 0 }
 	atomic { rq = rq + n; n = 0 }
-	/* wsx_runq_get() :755; the global queue is the others' */
+	/* wsx_runq_get() in wsx_find_runnable(); the global queue is the others' */
 	if
 	:: atomic { rq > 0 -> rq--; running = true; ran++ }
-progress:	/* wsx_execute() :772-800: the item runs, and returns */
+progress:	/* wsx_execute(): the item runs, and returns */
 		running = false;
 		goto top
 	:: rq == 0
 	fi;
 
-	/* wsx_m_park() :630-664: P idle (handoff.c:199-200) */
+	/* wsx_m_park(): P idle (wsx_m_idle_p()) */
 	pidle = true;
-	/* :651 smp_mb(); wsx_work_visible() :584: the inbox */
+	/* wsx_m_park(): smp_mb(); wsx_work_visible(): the inbox */
 	if
 	:: inbox > 0 ->
 		/* wsx_pidle_reclaim() */
@@ -163,9 +163,9 @@ progress:	/* wsx_execute() :772-800: the item runs, and returns */
 		fi
 	:: else
 	fi;
-	/* :660-661 */
+	/* wsx_m_park() */
 	atomic { woken || !want_online }
-	/* wsx_m_unpark() :604-628 */
+	/* wsx_m_unpark() */
 	if
 	:: atomic { woken -> woken = false }
 	:: atomic { !woken ->
@@ -176,34 +176,34 @@ progress:	/* wsx_execute() :772-800: the item runs, and returns */
 		if
 		:: ok -> ok = false
 		:: else ->
-			/* :609 a waker has the bit: wait for its wakeup */
+			/* wsx_m_unpark(): a waker has the bit: wait for its wakeup */
 			atomic { woken -> woken = false }
 		fi
 	fi;
 	goto top;
 
-stop:	/* wsx_m_stop_p() :701-725 */
+stop:	/* wsx_m_stop_p() */
 #if !defined(BUG_F1) && !defined(BUG_F1DESIGN)
 	if
 	:: !m_online -> goto stopped	/* F1 corrected: nothing to drain */
 	:: else
 	fi;
 #endif
-	synchronize_rcu(r, g);			/* :713 */
-	/* wsx_p_drain() :667-694: inbox, then runnext and the ring */
+	synchronize_rcu(r, g);			/* wsx_m_stop_p() */
+	/* wsx_p_drain(): inbox, then runnext and the ring */
 	atomic { n = inbox; inbox = 0 }
 	atomic { n = n + rq; rq = 0 }
-	atomic { glen = glen + n; n = 0 }	/* :691, and wsx_wakep() */
-	m_online = false;			/* :716, wake_up(ack_wq) :717 */
+	atomic { glen = glen + n; n = 0 }	/* wsx_p_drain(), and wsx_wakep() */
+	m_online = false;			/* wsx_m_stop_p(), then wake_up(ack_wq) */
 stopped:
 end_stopped:
-	want_online;				/* :718 */
-	m_online = true;			/* :723 (F1: and wake_up(ack_wq)) */
+	want_online;				/* wsx_m_stop_p() */
+	m_online = true;			/* wsx_m_stop_p() (F1: and wake_up(ack_wq)) */
 	goto top
 }
 
 /*
- * wsx_sched_cpu_online() :1006-1018 and wsx_sched_cpu_offline() :1020-1037,
+ * wsx_sched_cpu_online() and wsx_sched_cpu_offline(),
  * NCYCLES times each; with WARM the P starts online, acknowledged, and the
  * first callback is an offline.
  */
@@ -215,15 +215,15 @@ proctype hotplug()
 	goto offline;
 #endif
 online:
-	atomic { want_online = true; offline_done = false }	/* :1013 */
-	/* :1014-1016 wake_up(p->m) */
+	atomic { want_online = true; offline_done = false }	/* wsx_sched_cpu_online() */
+	/* wsx_sched_cpu_online(): wake_up(p->m) */
 #ifndef BUG_F1
 	m_online;			/* F1: wait for the ack */
 #endif
 offline:
-	want_online = false;		/* :1026 (F5: smp_mb()) */
-	/* :1031-1033 wake_up(p->m) */
-	!m_online;			/* :1034 */
+	want_online = false;		/* wsx_sched_cpu_offline() (F5: smp_mb()) */
+	/* wsx_sched_cpu_offline(): wake_up(p->m) */
+	!m_online;			/* wsx_sched_cpu_offline() */
 	atomic { offline_done = true; i++ }
 	if
 	:: i < NCYCLES -> goto online
@@ -232,8 +232,8 @@ offline:
 }
 
 /*
- * Queueing on P 1 from outside: wsx_queue_counted() :898-923 with
- * wsx_inbox_put() :862-881 and wsx_wake_p() :291-296.
+ * Queueing on P 1 from outside: wsx_queue_counted() with
+ * wsx_inbox_put() and wsx_wake_p().
  */
 proctype submitter()
 {
@@ -246,13 +246,13 @@ proctype submitter()
 		:: timer = false	/* wsx_queue(WSX_WHERE_P) */
 		:: timer = true		/* a due delayed item (timers.c) */
 		fi;
-		rcu_read_lock(0);			/* :866 */
-		ok = want_online;			/* :867 */
+		rcu_read_lock(0);			/* wsx_inbox_put() */
+		ok = want_online;			/* wsx_inbox_put() */
 		if
-		:: ok -> atomic { inbox++; created++ }	/* :874 */
+		:: ok -> atomic { inbox++; created++ }	/* wsx_inbox_put() */
 		:: else
 		fi;
-		rcu_read_unlock(0);			/* :877 */
+		rcu_read_unlock(0);			/* wsx_inbox_put() */
 		if
 		:: ok ->
 			/* wsx_wake_p(): claim the idle bit, wake the M */
@@ -267,7 +267,7 @@ proctype submitter()
 			:: else
 			fi
 		:: !ok && timer ->
-			/* :921 wsx_queue_global() */
+			/* wsx_queue_counted(): wsx_queue_global() */
 			atomic { glen++; created++ }
 		:: !ok && !timer	/* -ENXIO */
 		fi;
@@ -341,7 +341,7 @@ init
 		want_online = true;
 		m_online = true;
 #elif defined(BUG_F1) || defined(BUG_F1DESIGN)
-		m_online = true;	/* sched.c:1071 */
+		m_online = true;	/* wsx_p_create() */
 #endif
 		run M1();
 		run hotplug();

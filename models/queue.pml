@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * queue.pml - queueing, stealing, spinning, parking and waking (sched.c):
- * the lost-wakeup handshake of sched.c:57-84 with the inbox and fix F7.
+ * the lost-wakeup handshake ("Spinning and parking" in sched.c's design
+ * comment; wsx_wakep() against wsx_m_park()) with the inbox and fix F7.
  *
  * What is modelled
  * ----------------
@@ -36,7 +37,7 @@
  * test_bit() and its test_and_clear_bit() are one step: the pair fails at
  * the test or succeeds at the clear); local computation is folded in.  The
  * model is sequentially consistent: the handshake's "store; smp_mb();
- * load" on both sides (sched.c:67-77) is the order of the steps here; that
+ * load" on both sides (wsx_wakep(), wsx_wake_p() and wsx_m_park()) is the order of the steps here; that
  * the barriers give that order is argued in the code's comments and
  * checked by KCSAN, not here.  An item may run for as long as it likes
  * (state RUN), as the module cannot preempt it.
@@ -64,14 +65,14 @@
  *   BUG_F4    finding 4: the parker's look at a ring may read a non-empty
  *             ring as empty (wsx_ring_len() of a churning full ring; here
  *             at any length).
- *   BUG_N1    sched.c:588-589: a parker that was not spinning looks only at
+ *   BUG_N1    wsx_work_visible(): a parker that was not spinning looks only at
  *             the global queue and its own inbox.
- *   BUG_N2    sched.c:400 and :429-434: the owner puts items in its ring
+ *   BUG_N2    wsx_inbox_drain() and wsx_global_get(): the owner puts items in its ring
  *             from its inbox or a global batch and wakes nobody (the inbox
  *             only for n > 1).
- *   BUG_N3    sched.c:653: a parker that saw work but whose idle bit a
+ *   BUG_N3    wsx_m_park(): a parker that saw work but whose idle bit a
  *             waker claimed first sleeps without handing the search on.
- *   BUG_N4    sched.c:280-285: wsx_wakep() reserves nmspinning before it
+ *   BUG_N4    wsx_wakep() reserves nmspinning before it
  *             has found an idle P.
  *   BUG_SKIP  the parker's recheck takes its own inbox into its ring before
  *             it takes its idle bit back: the ring fills while the bit is
@@ -136,9 +137,9 @@ bool sub_busy;		/* ghost: the submitter is inside wsx_queue() */
 bool sub_done;		/* ghost: it queued all it will */
 
 /*
- * wsx_pidle_claim() :237-244.  test_bit() and test_and_clear_bit() are one
+ * wsx_pidle_claim().  test_bit() and test_and_clear_bit() are one
  * step here: the pair returns false at the test or succeeds at the clear,
- * which one atomic step at either moment covers.  atomic_dec(npidle) :242
+ * which one atomic step at either moment covers.  atomic_dec(npidle)
  * is a step of its own.
  */
 inline pidle_claim(id, got)
@@ -157,7 +158,7 @@ inline pidle_claim(id, got)
 	fi
 }
 
-/* wsx_pidle_get() :246-257: the first idle P from 0 up, or NONE */
+/* wsx_pidle_get(): the first idle P from 0 up, or NONE */
 inline pidle_get(id)
 {
 	id = 0;
@@ -172,7 +173,7 @@ inline pidle_get(id)
 }
 
 /*
- * wsx_m_wake() :260-265: wake_spinning, then woken with a store-release;
+ * wsx_m_wake(): wake_spinning, then woken with a store-release;
  * the wake_up() is the M's blocking guard on woken (handoff.pml models the
  * wake_up() as a step of its own, against the reaper).
  */
@@ -182,11 +183,11 @@ inline m_wake(m, s)
 }
 
 /*
- * wsx_wakep() :271-288 (its smp_mb() :276 is the order of the steps).
+ * wsx_wakep() (its smp_mb() is the order of the steps).
  *
  * As of f7ca79a (BUG_N4) it reserves the wakeup first, nmspinning 0 -> 1
- * (:280), then looks for an idle P, and drops the reservation when it finds
- * none (:284).  A queuer that reads nmspinning meanwhile relies on the
+ * (wsx_wakep()), then looks for an idle P, and drops the reservation when it finds
+ * none (wsx_wakep()).  A queuer that reads nmspinning meanwhile relies on the
  * reservation and wakes nobody, though nobody will search: finding N4.
  * Fix N4: claim an idle P first, then count its M spinning and wake it;
  * nmspinning counts only Ms that search or are woken to.  Two queuers may
@@ -195,22 +196,22 @@ inline m_wake(m, s)
 inline wakep(id)
 {
 	if
-	:: npidle == 0				/* :277 */
+	:: npidle == 0				/* wsx_wakep() */
 	:: else ->
 		if
-		:: nmspinning != 0		/* :278 */
+		:: nmspinning != 0		/* wsx_wakep() */
 		:: else ->
 #ifdef BUG_N4
 			if
-			/* :280 try_cmpxchg(nmspinning, 0, 1) */
+			/* wsx_wakep() try_cmpxchg(nmspinning, 0, 1) */
 			:: atomic { nmspinning == 0 -> nmspinning = 1 }
-				pidle_get(id);		/* :282 */
+				pidle_get(id);		/* wsx_wakep() */
 				if
-				:: id == NONE ->	/* :284 */
+				:: id == NONE ->	/* wsx_wakep() */
 					atomic { assert(nmspinning > 0);
 						 nmspinning-- }
 				:: else ->
-					/* :287, p->m of P id is M id */
+					/* wsx_wakep(), p->m of P id is M id */
 					m_wake(id, true)
 				fi
 			:: nmspinning != 0
@@ -230,14 +231,14 @@ inline wakep(id)
 }
 
 /*
- * wsx_wake_p() :291-296, and F7 (i): a submitter that could not claim the
+ * wsx_wake_p(), and F7 (i): a submitter that could not claim the
  * P's idle bit (its M is busy, or another waker has it) calls wsx_wakep().
  */
 inline wake_p(p, got, id)
 {
-	pidle_claim(p, got);			/* :294 */
+	pidle_claim(p, got);			/* wsx_wake_p() */
 	if
-	:: got -> m_wake(p, false)		/* :295 */
+	:: got -> m_wake(p, false)		/* wsx_wake_p() */
 	:: else ->
 #ifdef BUG_F7
 		skip
@@ -249,7 +250,7 @@ inline wake_p(p, got, id)
 }
 
 /*
- * wsx_work_visible() :590-595: every P's ring and runnext, and with F7 (iii)
+ * wsx_work_visible(): every P's ring and runnext, and with F7 (iii)
  * every other P's inbox; @far: something was seen.
  */
 inline scan_all(id, far)
@@ -285,7 +286,7 @@ inline scan_all(id, far)
 }
 
 /*
- * wsx_runq_steal() :479-501: wsx_ring_grab() takes k = n - n/2 with one
+ * wsx_runq_steal(): wsx_ring_grab() takes k = n - n/2 with one
  * cmpxchg on the victim's head.
  */
 inline steal_ring(v)
@@ -353,7 +354,7 @@ inline global_visible()
 {
 #if NODES == 1
 	if
-	:: glen[0] > 0 -> ok = true		/* :584 */
+	:: glen[0] > 0 -> ok = true		/* wsx_work_visible() */
 	:: else
 	fi
 #else
@@ -386,23 +387,23 @@ proctype M(byte me; bool parked)
 	:: else
 	fi;
 
-top:	/* wsx_find_runnable() :739, one turn of its loop */
+top:	/* wsx_find_runnable(), one turn of its loop */
 
-	/* wsx_inbox_drain() :373-402: llist_del_all() :381 ... */
+	/* wsx_inbox_drain(): llist_del_all() ... */
 	atomic { n = inbox[me]; inbox[me] = 0 }
 	if
 	:: n > 0 ->
-		/* ... then the ring puts :394-399 (the model's ring has room) */
+		/* ... then the ring puts in wsx_inbox_drain() (the model's ring has room) */
 #ifdef BUG_N2
 		atomic { rq[me] = rq[me] + n; w = n; n = 0 }
 		if
-		:: w > 1 -> w = 0; wakep(id)	/* :400-401 */
+		:: w > 1 -> w = 0; wakep(id)	/* wsx_inbox_drain() */
 		:: else -> w = 0
 		fi
 #else
 		/*
 		 * fix N2: wake whenever the ring and runnext hold more than
-		 * the one item this M runs next; :400's n > 1 misses one item
+		 * the one item this M runs next; wsx_inbox_drain()'s n > 1 misses one item
 		 * put behind a runnext item, which a parker looking for work
 		 * did not see while it was in transit
 		 */
@@ -415,18 +416,18 @@ top:	/* wsx_find_runnable() :739, one turn of its loop */
 	:: else
 	fi;
 
-	/* wsx_runq_get() :342-365: runnext, then the ring's head */
+	/* wsx_runq_get(): runnext, then the ring's head */
 gget:
 	if
 	:: atomic { rq[me] > 0 -> rq[me]-- }
 		goto execute
 	/*
-	 * wsx_global_get(p, 0) :408-436 (the global_tick pick :750 only
+	 * wsx_global_get(p, 0) (the global_tick pick in wsx_find_runnable() only
 	 * changes the order).  Only the owner adds to rq[me]: still 0 here.
 	 * With NODES 2: its own node's queue, then the other's (each under
 	 * its own lock), which is node_near's order.
 	 */
-	:: atomic { rq[me] == 0 && glen[q] > 0 ->	/* :415-424, under glock */
+	:: atomic { rq[me] == 0 && glen[q] > 0 ->	/* wsx_global_get(), under glock */
 		n = glen[q] / NP + 1;	/* wsx_global_batch(), online = NP */
 		if
 		:: n > glen[q] -> n = glen[q]
@@ -436,7 +437,7 @@ gget:
 		q = NODE(me);
 		g = 0
 	   }
-		/* :429-434: run the first, the rest to the ring */
+		/* wsx_global_get(): run the first, the rest to the ring */
 		if
 		:: n > 1 ->
 			atomic { rq[me] = rq[me] + n - 1; n = 0 }
@@ -453,25 +454,25 @@ gget:
 		g = 0; q = NODE(me) }
 	fi;
 
-	/* wsx_may_spin() :571-577, wsx_m_spin() :556-561 */
+	/* wsx_may_spin(), wsx_m_spin() */
 	if
 	:: spinning
 	:: !spinning ->
 		w = NP - npidle;		/* busy = nponline - npidle */
 		if
 		:: atomic { 2 * nmspinning < w -> w = 0; spinning = true }
-			nmspinning++		/* :559 */
+			nmspinning++		/* wsx_m_spin() */
 		:: atomic { 2 * nmspinning >= w -> w = 0 }
 			goto park
 		fi
 	fi;
 
 	/*
-	 * wsx_steal_work() :527-552: the other Ps from a random one.  One
+	 * wsx_steal_work(): the other Ps from a random one.  One
 	 * round stands for steal_tries: a grab is atomic here and what comes
 	 * after a round is the parker's recheck (a round in which no victim
 	 * showed anything ends the search in the code too).  runnext is in rq, so the
-	 * last round's runnext steal (:492, :453-473) is part of the grab.
+	 * last round's runnext steal (wsx_runq_steal(), wsx_steal_runnext()) is part of the grab.
 	 */
 	if
 	:: v = (me + 1) % NP
@@ -487,7 +488,7 @@ gget:
 	v = 0;
 	if
 	:: k > 0 ->
-		/* :497-500: publish all but the one to run with the tail */
+		/* wsx_runq_steal(): publish all but the one to run with the tail */
 		if
 		:: k > 1 -> atomic { rq[me] = rq[me] + k - 1; k = 0 }
 		:: else -> k = 0
@@ -496,16 +497,16 @@ gget:
 	:: else
 	fi;
 
-park:	/* wsx_m_park() :630-664 */
+park:	/* wsx_m_park() */
 	if
 	:: atomic { spinning -> spinning = false; was = true;
 		    assert(nmspinning > 0); nmspinning-- }
-		npidle++			/* handoff.c:199 */
-	:: atomic { !spinning -> npidle++ }	/* handoff.c:199 */
+		npidle++			/* wsx_m_idle_p() */
+	:: atomic { !spinning -> npidle++ }	/* wsx_m_idle_p() */
 	fi;
-	/* :635-638; wsx_m_idle_p() handoff.c:185-204, nobody in mwait here */
-	pidle[me] = true;			/* handoff.c:200 */
-	/* :649-651 parked, smp_mb(); wsx_work_visible() :580-597 */
+	/* wsx_m_park(); wsx_m_idle_p(), nobody in mwait here */
+	pidle[me] = true;			/* wsx_m_idle_p() */
+	/* wsx_m_park(): parked, smp_mb(); wsx_work_visible() */
 	global_visible();
 	if
 	:: ok
@@ -520,11 +521,11 @@ park:	/* wsx_m_park() :630-664 */
 		:: atomic { inbox[me] > 0 -> rq[me] = rq[me] + inbox[me];
 			    inbox[me] = 0; ok = true }
 #else
-		:: inbox[me] > 0 -> ok = true	/* :584 (backlog_len: README) */
+		:: inbox[me] > 0 -> ok = true	/* wsx_work_visible() (backlog_len: README) */
 #endif
 		:: else ->
 #ifdef BUG_N1
-			/* :588-589: only a parker that was spinning */
+			/* wsx_work_visible(): only a parker that was spinning */
 			if
 			:: was -> scan_all(id, far)
 			:: else
@@ -537,14 +538,14 @@ park:	/* wsx_m_park() :630-664 */
 	fi;
 	if
 	:: ok || far ->
-		/* :653, wsx_pidle_reclaim() handoff.c:216-224 (p->m == m) */
+		/* wsx_m_park(), wsx_pidle_reclaim() (p->m == m) */
 		pidle_claim(me, ok);
 		if
 		:: ok ->
 			if
 			:: atomic { was || far -> ok = false; was = false;
 				    far = false; spinning = true }
-				nmspinning++	/* :655-656 wsx_m_spin() */
+				nmspinning++	/* wsx_m_park(): wsx_m_spin() */
 			:: atomic { !was && !far -> ok = false }
 			fi;
 			goto top
@@ -564,18 +565,18 @@ park:	/* wsx_m_park() :630-664 */
 		fi
 	:: else
 	fi;
-	/* :660-661: wait for the waker that claimed the idle bit */
+	/* wsx_m_park(): wait for the waker that claimed the idle bit */
 	atomic { was = false; mst[me] = SLEEP }
 end_sleep:
 	atomic { woken[me] -> mst[me] = BUSY;
-		 /* wsx_m_unpark() :604-628: take over the waker's state */
+		 /* wsx_m_unpark(): take over the waker's state */
 		 woken[me] = false; spinning = wake_spinning[me] }
 	goto top;
 
-execute:	/* wsx_execute() :772-800 */
+execute:	/* wsx_execute() */
 	if
 	:: spinning ->
-		/* wsx_m_reset_spinning() :564-569 */
+		/* wsx_m_reset_spinning() */
 		atomic { assert(nmspinning > 0); nmspinning--; w = nmspinning;
 			 spinning = false }
 		if
@@ -585,12 +586,12 @@ execute:	/* wsx_execute() :772-800 */
 	:: else
 	fi;
 progress:
-	atomic { ran++; mst[me] = RUN }		/* :790 the item starts */
+	atomic { ran++; mst[me] = RUN }		/* wsx_execute(): the item starts */
 	if
-	/* the item spawns a child: wsx_spawn() :846-858, runnext :856 */
+	/* the item spawns a child: wsx_spawn(), runnext */
 	:: atomic { spawned < NSPAWN -> spawned++; created++; mst[me] = BUSY;
 		    rq[me]++ }
-		wakep(id);			/* :857 */
+		wakep(id);			/* wsx_spawn() */
 		mst[me] = RUN
 	:: skip
 	fi;
@@ -608,14 +609,14 @@ proctype submitter()
 	:: n < NSUB ->
 		sub_busy = true;
 		if
-		:: /* wsx_queue(WSX_WHERE_P, 0): wsx_inbox_put() :862-881 */
-			atomic { inbox[0]++; created++ }	/* :874 */
-			wake_p(0, got, id)			/* :879 */
+		:: /* wsx_queue(WSX_WHERE_P, 0): wsx_inbox_put() */
+			atomic { inbox[0]++; created++ }	/* wsx_inbox_put() */
+			wake_p(0, got, id)			/* wsx_inbox_put() */
 		:: /*
-		    * WSX_WHERE_GLOBAL: wsx_queue_global() :883-890, from a
+		    * WSX_WHERE_GLOBAL: wsx_queue_global(), from a
 		    * CPU of either node: that node's queue
 		    */
-			atomic {				/* :888 */
+			atomic {				/* wsx_queue_global() */
 				if
 				:: id = 0
 				:: NODES > 1 -> id = NODES - 1
@@ -624,7 +625,7 @@ proctype submitter()
 				created++;
 				id = 0
 			}
-			wakep(id)				/* :889 */
+			wakep(id)				/* wsx_queue_global() */
 		fi;
 		atomic { sub_busy = false; n++ }
 	:: else -> break
