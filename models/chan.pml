@@ -9,7 +9,12 @@
  * ----------------
  * NS senders each send NV values (sender i sends i*NV+1 .. i*NV+NV), NR
  * receivers receive until the channel is closed, and one closer closes
- * it at any moment.  Each of them is an item of one job.  A send or a
+ * it at any moment.  With -DCAP=n the channel is buffered: a send with
+ * no receiver parked puts its value in the buffer when there is room; a
+ * receive with a sender parked (the buffer is then full) takes the
+ * buffer's head and moves the sender's value to its tail (Go's recv()),
+ * else takes the head when there is one; values left in the buffer at the
+ * close are still received.  Each of them is an item of one job.  A send or a
  * receive takes the channel's lock and, in one critical section (one
  * atomic step here):
  *   - on a closed channel: a send ends with EPIPE (Go panics), a receive
@@ -57,6 +62,10 @@
  *                    and park without testing it again under the lock:
  *                    a close between the two readies nobody and the
  *                    waiter stays parked.
+ *   BUG_FULL_RECV    (-DCAP=1) a receive from a full buffer with a
+ *                    sender parked takes the head and readies the sender
+ *                    without moving its value to the tail: the value is
+ *                    lost.
  *   BUG_LATE_COUNT   the parker counts its continuation in the job after
  *                    letting go of the lock: the continuation, readied
  *                    and run to its end meanwhile, drops the count to 0
@@ -72,6 +81,14 @@
 #ifndef NV
 #define NV	2	/* values per sender */
 #endif
+#ifndef CAP
+#define CAP	0	/* the channel's capacity: 0 unbuffered */
+#endif
+#if CAP > 0
+#define BMOD	CAP
+#else
+#define BMOD	1
+#endif
 #define NW	(NS + NR)	/* waiters: senders 0 .. NS-1, then receivers */
 #define NVAL	(NS * NV + 1)	/* values 1 .. NS*NV */
 
@@ -80,6 +97,9 @@
 #define ST_CLOSED	2
 
 bool closed;
+byte buf[BMOD];		/* the buffer's values, bcount from bhead on */
+byte bhead;
+byte bcount;
 bool onq[NW];		/* on sendq (a sender) or recvq (a receiver) */
 byte wval[NW];		/* a parked sender's value, a readied receiver's */
 byte status[NW];	/* set by whoever took the waiter off its queue */
@@ -177,9 +197,13 @@ proctype sender(byte i)
 			:: else ->
 				if
 				:: w < NW ->	/* a parked receiver */
+					assert(bcount == 0);
 					onq[w] = false;
 					wval[w] = v;
 					status[w] = ST_OK
+				:: w == NW && bcount < CAP ->
+					buf[(bhead + bcount) % BMOD] = v;
+					bcount++
 				:: else ->
 					wval[i] = v;
 					park(i);
@@ -224,14 +248,27 @@ proctype receiver(byte i)
 		atomic {
 			first(0, NS, w);
 			if
-			:: w < NS ->	/* a parked sender */
-				x = wval[w];
+			:: w < NS ->	/* a parked sender: the buffer is full */
+				assert(bcount == CAP);
+				if
+				:: CAP > 0 ->	/* the head; its value to the tail */
+					x = buf[bhead];
+#ifndef BUG_FULL_RECV
+					buf[bhead] = wval[w];
+#endif
+					bhead = (bhead + 1) % BMOD
+				:: else -> x = wval[w]
+				fi;
 #ifndef BUG_READY_TWICE
 				onq[w] = false;
 #endif
 				status[w] = ST_OK
+			:: w == NS && bcount > 0 ->
+				x = buf[bhead];
+				bhead = (bhead + 1) % BMOD;
+				bcount--
 #ifndef BUG_CLOSE_MISSES
-			:: w == NS && closed -> x = 0
+			:: w == NS && bcount == 0 && closed -> x = 0
 #endif
 			:: else ->
 				park(i);
@@ -252,6 +289,7 @@ proctype receiver(byte i)
 			onq[w] = false;	/* the second critical section */
 #endif
 			got[x]++
+		:: !parked && w == NS && x > 0 -> got[x]++	/* buffered */
 		:: else -> break	/* closed */
 		fi
 	od;
