@@ -68,6 +68,10 @@
  *   BUG_CANCEL_NOLOCK    a canceller finds the item on the session's list
  *                        without the session's lock: the item frees
  *                        itself between the look and the flag.
+ *   BUG_CHECK_FIRST      (-DNOCANCEL) the arming item looks for the
+ *                        event before it adds its entry to the queue,
+ *                        and parks without looking again: an event and
+ *                        its wakeup between the two are lost.
  *   BUG_ARM_LOST         (-DNOCANCEL) the arming item gives its
  *                        ownership back by storing 0, not by subtracting
  *                        what it saw: a wakeup counted while it looked is
@@ -110,7 +114,17 @@ proctype poller()
 	byte v, r;
 
 	/* arm: refs = 1 and onlist were set before the item was visible */
+#ifdef BUG_CHECK_FIRST
+	if
+	:: ev -> result = R_EVENT; goto done
+	:: else
+	fi;
+#endif
 	atomic { !wqlock -> listed = true; head = true }	/* poll_wait() */
+#ifdef BUG_CHECK_FIRST
+	v = refs;
+	goto give_back;
+#endif
 check:
 	v = refs;
 	if
@@ -119,6 +133,7 @@ check:
 	:: else
 	fi;
 	/* give back what it saw; park when nothing came meanwhile */
+give_back:
 	atomic {
 #ifdef BUG_ARM_LOST
 		refs = 0;
