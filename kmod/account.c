@@ -18,7 +18,7 @@
  * short item may be charged a tick's time or nothing, the sums over many
  * items come out right.  A blocking section's wait is not CPU time.
  *
- * Fields: A = under wsx_accounts_lock.  An account lives while a session
+ * Fields: U = under wsx_accounts_lock.  An account lives while a session
  * holds it (sessions) and after, until the table is full: the table keeps
  * at most max_users uids (module parameter).  A uid not in a full table
  * takes the place of an account that no session holds, whose counts are
@@ -54,17 +54,17 @@ struct wsx_account_cpu {
 };
 
 struct wsx_account {
-	struct hlist_node node;			/* A: in wsx_accounts */
+	struct hlist_node node;			/* U: in wsx_accounts */
 	kuid_t uid;				/* set once; INVALID_UID: overflow */
-	unsigned int sessions;			/* A: sessions counted here */
+	unsigned int sessions;			/* U: sessions counted here */
 	struct wsx_account_cpu __percpu *cpu;	/* each CPU's Ms */
 	atomic64_t folded_items;		/* the overflow's: users gone */
 	atomic64_t folded_cpu_ns;
 };
 
 static DEFINE_MUTEX(wsx_accounts_lock);
-static DEFINE_HASHTABLE(wsx_accounts, 6);	/* A */
-static unsigned int wsx_naccounts;		/* A: uids, not the overflow */
+static DEFINE_HASHTABLE(wsx_accounts, 6);	/* U */
+static unsigned int wsx_naccounts;		/* U: uids, not the overflow */
 
 /* The account of @uid in the table, or NULL. */
 static struct wsx_account *wsx_account_find(kuid_t uid)

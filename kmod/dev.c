@@ -10,13 +10,13 @@
  * submission until its completion record is read (or dropped at close).
  *
  * Closing the file sets the session's closing flag, which is the cancel
- * flag of all its jobs: items not yet started skip their work.  release()
+ * flag of all its jobs: items not yet started skip their work.  wsx_release()
  * then waits until every job has finished, so no item outlives the session.
  *
  * A session may also share rings with userspace (rings.c): WSX_IOC_RING_SETUP
  * creates them, mmap() maps them, WSX_IOC_ENTER drives them.
  *
- * Session fields: L = under s->lock.
+ * Session fields: E = under s->lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,11 +46,11 @@ static_assert(sizeof(struct wsx_enter) == 32);
 
 struct wsx_session {
 	spinlock_t lock;		/* the L: fields */
-	struct list_head done;		/* L: finished jobs, oldest first */
-	unsigned int ndone;		/* L, read racily by poll and WAIT */
-	unsigned int running;		/* L: jobs not finished */
-	unsigned int inflight;		/* L: jobs not yet reaped */
-	bool closing;			/* L: the cancel flag of every job */
+	struct list_head done;		/* E: finished jobs, oldest first */
+	unsigned int ndone;		/* E, read racily by poll and WAIT */
+	unsigned int running;		/* E: jobs not finished */
+	unsigned int inflight;		/* E: jobs not yet reaped */
+	bool closing;			/* E: the cancel flag of every job */
 	wait_queue_head_t wq;		/* WAIT, poll (the rings' too), release */
 	struct wsx_rings *rings;	/* set once (release/acquire) */
 	struct wsx_account *acct;	/* set at open: the opener's uid */
@@ -96,7 +96,7 @@ static void wsx_ujob_done(struct wsx_job *job)
 		WRITE_ONCE(s->ndone, s->ndone + 1);
 	}
 	WRITE_ONCE(s->running, s->running - 1);
-	/* under the lock: release() frees s only after taking it */
+	/* under the lock: wsx_release() frees s only after taking it */
 	wake_up(&s->wq);
 	spin_unlock_irqrestore(&s->lock, flags);
 }

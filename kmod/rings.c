@@ -210,11 +210,12 @@
  *     until cq_tail_k == sub_total (every accepted entry posted), takes
  *     cq_lock once so that the last poster has left, then frees.
  *
- * Field tags: I = set up before the rings are published; S = under
- * sq_lock; C = under cq_lock; Q = under cq_wq's lock; A = atomic (llist,
- * atomic64); M = the pick-up's missed handshake ("Pick-up": set without a
- * lock by a failed try of sq_lock, cleared by xchg() after an unlock of
- * sq_lock, or under it at the end of a take-over or an abandon).
+ * Field tags: I = set at init, read-only afterwards; S = under sq_lock;
+ * C = under cq_lock; Q = under cq_wq's lock; A = atomic or lock-free
+ * (llist, bitops, atomic64); P = the pick-up's missed handshake
+ * ("Pick-up": set without a lock by a failed try of sq_lock, cleared by
+ * xchg() after an unlock of sq_lock, or under it at the end of a take-over
+ * or an abandon).  The rings are set up (I) before they are published.
  */
 #include <linux/completion.h>
 #include <linux/llist.h>
@@ -298,7 +299,7 @@ struct wsx_rings {
 	struct mutex sq_lock;			/* the S: fields */
 	u32 sq_head_k;			/* S, read racily by the walk */
 	bool pickup_blocked;		/* S, read racily: Ms wait for ENTER */
-	/* M: set by whoever found sq_lock taken (wsx_rings_trylock_sq()) */
+	/* P: set by whoever found sq_lock taken (wsx_rings_trylock_sq()) */
 	u32 pickup_missed;
 	u32 sub_total;			/* S, read by wsx_rings_destroy() */
 	struct llist_node *free_local;		/* S */
@@ -437,11 +438,12 @@ static bool wsx_rings_cq_head_ok(struct wsx_rings *r, u32 head)
 
 /* ---- ENTER: the SQ ------------------------------------------------------ */
 
-/* A free job slot; ENTER only (under sq_lock). */
+/* A free job slot, for whoever consumes the SQ (under sq_lock). */
 static struct wsx_rslot *wsx_rslot_get(struct wsx_rings *r)
 {
 	struct llist_node *node = r->free_local;
 
+	lockdep_assert_held(&r->sq_lock);
 	if (!node)
 		node = llist_del_all(&r->free);
 	if (!node)
@@ -452,6 +454,7 @@ static struct wsx_rslot *wsx_rslot_get(struct wsx_rings *r)
 
 static void wsx_rslot_unget(struct wsx_rings *r, struct wsx_rslot *slot)
 {
+	lockdep_assert_held(&r->sq_lock);
 	slot->free.next = r->free_local;
 	r->free_local = &slot->free;
 }
@@ -518,6 +521,7 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
 	struct wsx_req req;
 	int ret = 0;
 
+	lockdep_assert_held(&r->sq_lock);
 	if (by == WSX_BY_ENTER)
 		wsx_fault_sleep(WSX_FAULT_ENTER_IN_SQ_LOCK);
 	/* acquire: pairs with userspace's release of the SQ tail
@@ -626,6 +630,7 @@ static bool wsx_rings_take_round(struct wsx_rings *r, enum wsx_consumer by)
 	u32 submitted;
 	s32 error = 0;
 
+	lockdep_assert_held(&r->sq_lock);
 	if (wsx_rings_consume(r, r->sq_entries, by, &submitted, &error) ||
 	    error) {
 		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
@@ -1106,12 +1111,15 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	r->hdr = r->mem;
 	r->sqes = r->mem + setup->sqes;
 	r->cqes = r->mem + setup->cqes;
+	init_llist_head(&r->free);
+	mutex_init(&r->sq_lock);
+	/* the list's lock, though nobody else knows the rings yet */
+	mutex_lock(&r->sq_lock);
 	for (i = 0; i < r->cq_entries; i++) {
 		r->slots[i].r = r;
 		wsx_rslot_unget(r, &r->slots[i]);
 	}
-	init_llist_head(&r->free);
-	mutex_init(&r->sq_lock);
+	mutex_unlock(&r->sq_lock);
 	spin_lock_init(&r->cq_lock);
 	init_waitqueue_head(&r->cq_wq);
 	r->pickup = setup->flags & WSX_RING_SQ_PICKUP;

@@ -459,7 +459,7 @@ static void wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next)
 {
 	if (next) {
 		/* thieves may empty runnext meanwhile: xchg, not a store
-		 * (litmus/runq-put-runnext-steal-mp)
+		 * (litmus/runq-put-runnext-steal-mp, runq-put-runnext-steal-once)
 		 */
 		item = xchg(&p->runnext, item);
 		if (!item)
@@ -477,6 +477,7 @@ static struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 	struct wsx_item *item;
 
 	if (p->runnext_chain < WSX_RUNNEXT_CHAIN_MAX) {
+		/* against a thief's cmpxchg: litmus/runq-put-runnext-steal-once */
 		item = xchg(&p->runnext, NULL);
 		if (item) {
 			p->runnext_chain++;
@@ -490,7 +491,9 @@ static struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 	item = wsx_ring_get(&p->ring);
 	if (item)
 		return item;
-	/* the chain bound skipped runnext, but nothing else is queued */
+	/* the chain bound skipped runnext, but nothing else is queued
+	 * (litmus/runq-put-runnext-steal-once, as above)
+	 */
 	item = xchg(&p->runnext, NULL);
 	if (item)
 		wsx_stat_inc(p, runnext_hits);
@@ -511,6 +514,9 @@ static void wsx_inbox_drain(struct wsx_p *p)
 	int n = 0;
 
 	if (!llist_empty(&p->inbox)) {
+		/* fully ordered: the items' contents from llist_add()
+		 * (litmus/inbox-put-drain-mp)
+		 */
 		list = llist_reverse_order(llist_del_all(&p->inbox));
 		llist_for_each_entry_safe(item, tmp, list, lnode) {
 			list_add_tail(&item->node, &p->backlog);
@@ -648,7 +654,9 @@ static bool wsx_steal_runnext(struct wsx_p *p, struct wsx_p *victim, u32 t)
 		if (!next)
 			return false;
 	}
-	/* the thief sees the item's contents: litmus/runq-put-runnext-steal-mp */
+	/* the thief sees the item's contents (litmus/runq-put-runnext-steal-mp)
+	 * and takes it once (litmus/runq-put-runnext-steal-once)
+	 */
 	if (cmpxchg(&victim->runnext, next, NULL) != next)
 		return false;
 	WRITE_ONCE(p->ring.slots[t & WSX_RING_MASK], next);
@@ -709,6 +717,7 @@ static u32 wsx_inbox_steal(struct wsx_p *p, struct wsx_p *victim, u32 t,
 	/* steal_policy=none: wsx_steal_work() never gets here */
 	if (llist_empty(&victim->inbox))
 		return 0;
+	/* fully ordered, as the owner's drain (litmus/inbox-put-drain-mp) */
 	list = llist_del_all(&victim->inbox);
 	if (!list)
 		return 0;
@@ -917,7 +926,9 @@ static void wsx_m_unpark(struct wsx_m *m)
 {
 	/* acquire: see below; a woken M's P bit is not its own any more */
 	if (!smp_load_acquire(&m->woken) && !wsx_pidle_reclaim(m))
-		/* acquire: pairs with the waker's release in wsx_m_wake() */
+		/* acquire: pairs with the waker's release in wsx_m_wake()
+		 * (litmus/m-wake-unpark-mp)
+		 */
 		wait_event_idle(m->wq, smp_load_acquire(&m->woken));
 	/* acquire: wake_spinning and lose_p were written before woken
 	 * (litmus/m-wake-unpark-mp)
@@ -981,7 +992,9 @@ static void wsx_m_park(struct wsx_m *m)
 			wsx_m_spin(m);
 		return;
 	}
-	/* acquire: pairs with the waker's release in wsx_m_wake() */
+	/* acquire: pairs with the waker's release in wsx_m_wake()
+	 * (litmus/m-wake-unpark-mp)
+	 */
 	wait_event_idle(m->wq, smp_load_acquire(&m->woken) ||
 			!READ_ONCE(p->want_online) || kthread_should_stop());
 	wsx_m_unpark(m);
@@ -998,11 +1011,13 @@ static void wsx_p_drain(struct wsx_p *p)
 
 	list_splice_tail_init(&p->backlog, &items);
 	WRITE_ONCE(p->backlog_len, 0);
+	/* fully ordered (litmus/inbox-put-drain-mp) */
 	list = llist_reverse_order(llist_del_all(&p->inbox));
 	llist_for_each_entry_safe(item, tmp, list, lnode) {
 		list_add_tail(&item->node, &items);
 		atomic_dec(&p->inbox_len);
 	}
+	/* against a thief's cmpxchg: litmus/runq-put-runnext-steal-once */
 	item = xchg(&p->runnext, NULL);
 	if (item)
 		list_add_tail(&item->node, &items);
@@ -1248,7 +1263,10 @@ static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item, bool add)
 		wsx_item_stamp(item, p->id,
 			       p->cpu == raw_smp_processor_id() ?
 			       WSX_ORIGIN_LOCAL : WSX_ORIGIN_REMOTE);
-		/* fully ordered, as wsx_wake_p()'s barrier (litmus/inbox-put-park-sb) */
+		/* fully ordered, as wsx_wake_p()'s barrier
+		 * (litmus/inbox-put-park-sb); the item's contents before it is
+		 * listed (litmus/inbox-put-drain-mp)
+		 */
 		llist_add(&item->lnode, &p->inbox);
 		atomic_inc(&p->inbox_len);
 	}

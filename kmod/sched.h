@@ -5,16 +5,15 @@
  *
  * Field tags:
  *   I: set at init, read-only afterwards.
- *   O: written only by the P's owner, the M holding it; others read racily
- *      (statistics) with READ_ONCE.
- *   X: exchanged by cmpxchg/xchg between the owner and thieves.
- *   A: atomic or lock-free (llist, bitops).
+ *   A: atomic or lock-free (llist, bitops, atomic64).
  *   L: under the lock of the global queue it belongs to (wsx_gqueue.lock).
  *   M: written only by the M itself.
  *   W: written by whoever cleared the P's idle bit, before the M's @woken
  *      is set with a store-release (see wsx_m_wake()).
  *   H: written by the CPU hotplug callbacks.
  *   T: under the P's tlock (timers.c).
+ *   K: under wsx_sched.mlock (handoff.c).
+ * and O, X: wsx_ring.h's (included above), which the per-P ring uses too.
  */
 #ifndef _WSX_SCHED_H
 #define _WSX_SCHED_H

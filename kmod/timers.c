@@ -62,6 +62,7 @@ static void wsx_timers_deliver(struct llist_node *chain)
 static void wsx_timers_take(struct wsx_p *p, struct wsx_item *item,
 			    struct llist_node **chain)
 {
+	lockdep_assert_held(&p->tlock);
 	timerqueue_del(&p->timers, &item->tnode);
 	WRITE_ONCE(p->ntimers, p->ntimers - 1);
 	/* tnode and lnode share memory: tnode is free from here on */

@@ -67,11 +67,14 @@
 struct wsx_item;
 
 /*
- * Field tags: O = written by the owner only; C = advanced by cmpxchg by any
- * consumer.  See the protocol above.
+ * Field tags:
+ *   O: written only by the P's owner, the M holding it; others read racily
+ *      (statistics) with READ_ONCE.
+ *   X: exchanged by cmpxchg/xchg between the owner and thieves.
+ * sched.h's fields use them too.  See the protocol above.
  */
 struct wsx_ring {
-	u32 head ____cacheline_aligned_in_smp;			/* C */
+	u32 head ____cacheline_aligned_in_smp;			/* X */
 	u32 tail ____cacheline_aligned_in_smp;			/* O */
 	struct wsx_item *slots[WSX_RING_SIZE];			/* O */
 };
@@ -193,6 +196,7 @@ static inline u32 wsx_ring_take_half(struct wsx_ring *r,
 		return 0;
 	for (i = 0; i < n; i++)
 		batch[i] = READ_ONCE(r->slots[(h + i) & WSX_RING_MASK]);
+	/* one consumer per slot, as a thief's grab: litmus/runq-get-steal-cas */
 	if (!try_cmpxchg(&r->head, &h, h + n))
 		return 0;
 	return n;
@@ -248,6 +252,9 @@ static inline u32 wsx_ring_grab(struct wsx_ring *victim, struct wsx_ring *dst,
 			WRITE_ONCE(dst->slots[(dst_tail + i) & WSX_RING_MASK],
 				   READ_ONCE(victim->slots[(h + i) &
 							   WSX_RING_MASK]));
+		/* one consumer per slot (litmus/runq-get-steal-cas); the slots
+		 * read before it (litmus/runq-put-steal-reuse)
+		 */
 		if (try_cmpxchg(&victim->head, &h, h + k)) {
 			if (seen)
 				*seen = n;
