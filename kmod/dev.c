@@ -32,9 +32,11 @@
 #include <linux/wsx.h>
 
 #include "account.h"
+#include "dev.h"
 #include "ops.h"
-#include "sched.h"
-#include "wsx_internal.h"
+#include "rings.h"
+#include "submit.h"
+#include "timers.h"
 
 static_assert(sizeof(struct wsx_version) == 32);
 static_assert(sizeof(struct wsx_req) == 64);
@@ -67,9 +69,6 @@ struct wsx_ujob {
 };
 
 unsigned int wsx_max_inflight_fd = 1U << 16;
-unsigned int wsx_max_inflight = 1U << 20;
-static atomic_t wsx_inflight_total = ATOMIC_INIT(0);
-atomic64_t wsx_cancelled_jobs = ATOMIC64_INIT(0);
 static struct kmem_cache *wsx_ujob_cache;
 
 static void wsx_ujob_free(struct wsx_ujob *uj)
@@ -118,57 +117,6 @@ static long wsx_ioctl_version(void __user *arg)
 
 /* ---- WSX_IOC_SUBMIT --------------------------------------------------- */
 
-/**
- * wsx_req_check - check a request copied from userspace
- * @req:	the copy
- * @flags_ok:	the WSX_REQ_* flags allowed (none in WSX_IOC_SUBMIT)
- *
- * Return: 0 or the -errno WSX_IOC_SUBMIT documents for a refused item.
- */
-int wsx_req_check(const struct wsx_req *req, u16 flags_ok)
-{
-	if ((req->flags & ~flags_ok) || req->reserved)
-		return -EINVAL;
-	switch (req->place) {
-	case WSX_PLACE_LOCAL:
-	case WSX_PLACE_GLOBAL:
-		if (req->target)
-			return -EINVAL;
-		break;
-	case WSX_PLACE_P:
-		if (!wsx_p_is_online(req->target))
-			return -ENXIO;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (req->delay_ns > WSX_DELAY_MAX_NS)
-		return -E2BIG;
-	return wsx_op_check(req);
-}
-
-/**
- * wsx_inflight_reserve - count @n more jobs in flight in all
- * @n:		how many
- *
- * Return: 0, or -EAGAIN (nothing counted) when that would pass
- * max_inflight.  wsx_inflight_unreserve() gives them back.
- */
-int wsx_inflight_reserve(unsigned int n)
-{
-	if ((unsigned int)atomic_add_return(n, &wsx_inflight_total) >
-	    READ_ONCE(wsx_max_inflight)) {
-		atomic_sub(n, &wsx_inflight_total);
-		return -EAGAIN;
-	}
-	return 0;
-}
-
-void wsx_inflight_unreserve(unsigned int n)
-{
-	atomic_sub(n, &wsx_inflight_total);
-}
-
 /* Count one more job in flight for @s, within the limits. */
 static int wsx_inflight_get(struct wsx_session *s)
 {
@@ -194,28 +142,6 @@ static void wsx_inflight_put(struct wsx_session *s)
 	s->running--;
 	spin_unlock_irq(&s->lock);
 	wsx_inflight_unreserve(1);
-}
-
-static const enum wsx_where wsx_where_of[] = {
-	[WSX_PLACE_LOCAL] = WSX_WHERE_LOCAL,
-	[WSX_PLACE_P] = WSX_WHERE_P,
-	[WSX_PLACE_GLOBAL] = WSX_WHERE_GLOBAL,
-};
-
-/*
- * Queue a request's root item where it asks, now or after its delay; on a
- * P that went offline since the check, on the global queue instead.
- */
-void wsx_submit_root(struct wsx_item *root, const struct wsx_req *req)
-{
-	enum wsx_where where = wsx_where_of[req->place];
-
-	if (!req->delay_ns) {
-		if (wsx_queue(root, where, req->target))
-			wsx_queue(root, WSX_WHERE_GLOBAL, 0);
-	} else if (wsx_queue_after(root, where, req->target, req->delay_ns)) {
-		wsx_queue_after(root, WSX_WHERE_GLOBAL, 0, req->delay_ns);
-	}
 }
 
 /* Turn one checked request into a queued job. */
@@ -293,29 +219,6 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 }
 
 /* ---- WSX_IOC_WAIT ----------------------------------------------------- */
-
-/**
- * wsx_record_fill - the completion record of a finished job
- * @rec:	filled
- * @user_data:	the request's
- * @op:		its enum wsx_op
- * @job:	the job
- * @queued_ns:	when it was queued (0: not timed)
- * @finished_ns: when it finished (0: not timed)
- */
-void wsx_record_fill(struct wsx_completion *rec, u64 user_data, u32 op,
-		     const struct wsx_job *job, u64 queued_ns, u64 finished_ns)
-{
-	memset(rec, 0, sizeof(*rec));
-	rec->user_data = user_data;
-	rec->result = wsx_op_result(op, job);
-	rec->status = job->status;
-	rec->cpu = job->cpu;
-	rec->queued_ns = queued_ns;
-	rec->started_ns = job->started_ns;
-	rec->finished_ns = finished_ns;
-	rec->nodes = wsx_job_nodes(job);
-}
 
 /* Wait as WSX_IOC_WAIT documents; 0 when at least @min records are ready. */
 static int wsx_wait_ready(struct wsx_session *s, u32 min, s64 timeout_ns)

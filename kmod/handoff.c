@@ -38,6 +38,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include "handoff.h"
 #include "sched.h"
 #include "wsx_trace.h"
 

@@ -13,7 +13,7 @@
 #include <linux/module.h>
 
 #include "wsx.h"
-#include "wsx_internal.h"
+#include "job.h"
 
 #define WSX_JOB_PENDING_MASK	0xffffffffULL
 #define WSX_JOB_ADD		((1ULL << 32) + 1)

@@ -17,10 +17,14 @@
 #include <linux/string.h>
 
 #include "account.h"
+#include "dev.h"
+#include "monitor.h"
 #include "ops.h"
+#include "rings.h"
 #include "sched.h"
 #include "source.h"
-#include "wsx_internal.h"
+#include "stats.h"
+#include "submit.h"
 
 static unsigned int nprocs;
 module_param(nprocs, uint, 0444);

@@ -21,6 +21,7 @@
 #include <linux/sched.h>
 #include <linux/workqueue.h>
 
+#include "monitor.h"
 #include "sched.h"
 
 unsigned int wsx_long_item_ms = 10;

@@ -234,8 +234,10 @@
 
 #include "fault.h"
 #include "ops.h"
+#include "rings.h"
 #include "source.h"
-#include "wsx_internal.h"
+#include "submit.h"
+#include "timers.h"
 
 /* Most entries of either ring, whatever the module parameter says. */
 #define WSX_RING_ENTRIES_LIMIT	65536U

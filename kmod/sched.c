@@ -160,9 +160,12 @@
 
 #include "account.h"
 #include "fault.h"
+#include "handoff.h"
+#include "job.h"
+#include "monitor.h"
 #include "sched.h"
 #include "source.h"
-#include "wsx_internal.h"
+#include "timers.h"
 #include "wsx_order.h"
 #include "wsx_trace.h"
 

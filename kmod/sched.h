@@ -231,28 +231,6 @@ bool wsx_pidle_claim(struct wsx_p *p);
 struct wsx_p *wsx_pidle_get(void);
 void wsx_m_wake(struct wsx_m *m, bool spinning);
 
-/* handoff.c: Ms without a P, blocking sections */
-struct wsx_m *wsx_m_create(struct wsx_p *p, bool extra);
-void wsx_m_start(struct wsx_m *m);
-void wsx_m_destroy_all(void);
-bool wsx_m_pool_wait(struct wsx_m *m);
-bool wsx_m_idle_p(struct wsx_m *m);
-bool wsx_m_yield_p(struct wsx_m *m);
-bool wsx_pidle_reclaim(struct wsx_m *m);
-void wsx_m_block_end(struct wsx_m *m);
-extern unsigned int wsx_idle_thread_ms;
-
-/* timers.c */
-struct llist_node *wsx_timers_pop_due(struct wsx_p *p);
-void wsx_timers_flush(const bool *cancel);
-void wsx_timers_init(struct wsx_p *p);
-void wsx_timers_exit(struct wsx_p *p);
-
-/* monitor.c */
-void wsx_monitor_kick(void);
-void wsx_monitor_stop(void);
-extern unsigned int wsx_long_item_ms;
-
 int wsx_sched_init(const struct wsx_sched_params *params);
 void wsx_sched_exit(void);
 int wsx_sched_cpu_online(unsigned int cpu);

@@ -60,7 +60,8 @@
 #include "account.h"
 #include "fault.h"
 #include "sched.h"
-#include "wsx_internal.h"
+#include "stats.h"
+#include "submit.h"
 
 /* The stats file's format (see the header); bump only for a change that
  * renames or removes a key or a line's tag.

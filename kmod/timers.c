@@ -26,8 +26,9 @@
 #include <linux/module.h>
 #include <linux/timerqueue.h>
 
+#include "job.h"
 #include "sched.h"
-#include "wsx_internal.h"
+#include "timers.h"
 
 static struct wsx_item *wsx_item_of(struct timerqueue_node *node)
 {

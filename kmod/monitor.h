@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* monitor.c: the long-item monitor. */
+#ifndef _WSX_MONITOR_H
+#define _WSX_MONITOR_H
+
+void wsx_monitor_kick(void);
+void wsx_monitor_stop(void);
+extern unsigned int wsx_long_item_ms;
+
+#endif /* _WSX_MONITOR_H */
