@@ -47,7 +47,7 @@ static_assert(sizeof(struct wsx_ring_setup) == 64);
 static_assert(sizeof(struct wsx_enter) == 32);
 
 struct wsx_session {
-	spinlock_t lock;		/* the L: fields */
+	spinlock_t lock;		/* the E: fields */
 	struct list_head done;		/* E: finished jobs, oldest first */
 	unsigned int ndone;		/* E, read racily by poll and WAIT */
 	unsigned int running;		/* E: jobs not finished */

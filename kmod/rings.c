@@ -289,7 +289,8 @@ struct wsx_rings {
 	struct wsx_account *acct;		/* I: the session's user */
 	struct wsx_rslot *slots;		/* I */
 	bool pickup;				/* I: WSX_RING_SQ_PICKUP */
-	bool listed;			/* on wsx_pickup_rings: I, quiesce */
+	/* on wsx_pickup_rings: set at setup, cleared by wsx_rings_quiesce() */
+	bool listed;
 	struct list_head pickup_node;		/* on wsx_pickup_rings */
 	refcount_t refs;			/* the list's, and Ms' */
 	struct completion unref;		/* refs dropped to 0 */

@@ -517,8 +517,8 @@ static void wsx_inbox_drain(struct wsx_p *p)
 	int n = 0;
 
 	if (!llist_empty(&p->inbox)) {
-		/* fully ordered: the items' contents from llist_add()
-		 * (litmus/inbox-put-drain-mp)
+		/* the items' contents: llist_add()'s full ordering and
+		 * our address dependency (litmus/inbox-put-drain-mp)
 		 */
 		list = llist_reverse_order(llist_del_all(&p->inbox));
 		llist_for_each_entry_safe(item, tmp, list, lnode) {
@@ -720,7 +720,7 @@ static u32 wsx_inbox_steal(struct wsx_p *p, struct wsx_p *victim, u32 t,
 	/* steal_policy=none: wsx_steal_work() never gets here */
 	if (llist_empty(&victim->inbox))
 		return 0;
-	/* fully ordered, as the owner's drain (litmus/inbox-put-drain-mp) */
+	/* the items' contents, as in the owner's drain (litmus/inbox-put-drain-mp) */
 	list = llist_del_all(&victim->inbox);
 	if (!list)
 		return 0;
@@ -1014,7 +1014,7 @@ static void wsx_p_drain(struct wsx_p *p)
 
 	list_splice_tail_init(&p->backlog, &items);
 	WRITE_ONCE(p->backlog_len, 0);
-	/* fully ordered (litmus/inbox-put-drain-mp) */
+	/* the items' contents, as in the drain (litmus/inbox-put-drain-mp) */
 	list = llist_reverse_order(llist_del_all(&p->inbox));
 	llist_for_each_entry_safe(item, tmp, list, lnode) {
 		list_add_tail(&item->node, &items);

@@ -13,7 +13,8 @@
  *   H: written by the CPU hotplug callbacks.
  *   T: under the P's tlock (timers.c).
  *   K: under wsx_sched.mlock (handoff.c).
- * and O, X: wsx_ring.h's (included above), which the per-P ring uses too.
+ * and O, X: wsx_ring.h's (included below), which the per-P ring uses too;
+ * the per-P counters are O, read racily with READ_ONCE (statistics).
  */
 #ifndef _WSX_SCHED_H
 #define _WSX_SCHED_H
@@ -142,7 +143,7 @@ struct wsx_m {
 	bool blocked;				/* M: in a blocking section */
 	bool woken;			/* W/M: release by waker, acquire by M */
 	bool wake_spinning;		/* W: the waker counted it spinning */
-	bool lose_p;			/* W: the waker took its P away */
+	bool lose_p;			/* W/M: the waker took its P away */
 	/*
 	 * The monitor's request to hand the P off, naming the item by the
 	 * P and that P's cur_seq: set by the monitor (P and seq, then the

@@ -68,8 +68,8 @@ struct wsx_item;
 
 /*
  * Field tags:
- *   O: written only by the P's owner, the M holding it; others read racily
- *      (statistics) with READ_ONCE.
+ *   O: written only by the P's owner, the M holding it; how others read
+ *      it, each field's comment says.
  *   X: exchanged by cmpxchg/xchg between the owner and thieves.
  * sched.h's fields use them too.  See the protocol above.
  */
