@@ -28,9 +28,11 @@
  * walk.  A NOP pushed behind the entries keeps A's SQ non-empty for the
  * whole hold.  Once the first entry's record is posted and the ENTER has
  * not returned, the hold is under way: the other session's NOPs and the
- * offline are asserted as in stall, then A's records, each once and in
- * order.  An M that sleeps on sq_lock blocks the NOPs until the ENTER
- * returns.  How long the ENTER took is printed, never compared.
+ * offline are asserted as in stall; then the zapper stops (the pins
+ * left find the PTEs in place: the hold ends soon) and A's records must
+ * come each once and in order.  An M that sleeps on sq_lock blocks the
+ * NOPs until the ENTER returns.  How long the ENTER took, and how many
+ * pins it had done when the zapper stopped, is printed, never compared.
  *
  * starve: two pick-up sessions, A (set up first: the head of the list of
  * pick-up rings) flooded by a thread that keeps its SQ non-empty (a
@@ -141,10 +143,10 @@ static bool held(struct holder *h)
  * While @h's ENTER is inside its call (it holds sq_lock, and its ring
  * holds entries: every M that walks the pick-up rings finds it pending),
  * NOPS NOPs of the session @fd_b, one at a time, each waking an M that
- * then walks, and, when @offline, CPU 1 offline and back.  Joins the
- * ENTER's thread, then expects that every NOP completed, and the offline
- * returned, while the ENTER was still inside (its thread's flag, set
- * after it returned, still clear).
+ * then walks, and, when @offline, CPU 1 offline and back.  Expects that
+ * every NOP completed, and the offline returned, while the ENTER was
+ * still inside (its thread's flag, set after it returned, still clear).
+ * The caller joins the ENTER's thread.
  */
 static void expect_free_in_hold(struct __test_metadata *_metadata,
 				struct holder *h, int fd_b, bool offline)
@@ -173,12 +175,10 @@ static void expect_free_in_hold(struct __test_metadata *_metadata,
 		t_off = wsx_test_now_ns();
 		ASSERT_EQ(0, wsx_test_write_file(CPU1_ONLINE, "1"));
 	}
-	ASSERT_EQ(0, pthread_join(h->thread, NULL));
-	ksft_print_msg("NOPs completed during the hold: %d of %d (%llu ms); CPU 1 offline during the hold: %s (%llu ms); the ENTER took %llu ms\n",
+	ksft_print_msg("NOPs completed during the hold: %d of %d (%llu ms); CPU 1 offline during the hold: %s (%llu ms)\n",
 		       nops, NOPS, (t_nops - t0) / 1000000,
 		       have_cpu1 ? (offline_in_hold ? "yes" : "no") : "no CPU 1",
-		       t_off ? (t_off - t_nops) / 1000000 : 0,
-		       h->ns / 1000000);
+		       t_off ? (t_off - t_nops) / 1000000 : 0);
 	EXPECT_EQ(NOPS, nops);
 	if (offline && !have_cpu1)
 		ksft_print_msg("no CPU 1 to take offline: the offline half not run\n");
@@ -247,6 +247,8 @@ static void stall_run(struct __test_metadata *_metadata, bool offline)
 	ASSERT_LT(round, 4);	/* 4 holds of 4 s: within the 30 s of a TEST */
 	push_nop(&h.ring, 3 + 2 * round);	/* during the hold, relying on the Ms */
 	expect_free_in_hold(_metadata, &h, fd_b, offline);
+	ASSERT_EQ(0, pthread_join(h.thread, NULL));
+	ksft_print_msg("the ENTER took %llu ms\n", h.ns / 1000000);
 	EXPECT_EQ(0, h.ret);
 
 	/* every entry completes, no ENTER submitting: the take-over did it */
@@ -275,7 +277,7 @@ TEST(stall_offline)
 /* ---- the stall from userspace alone: no fault point ------------------- */
 
 #define BB_BUF		(64UL << 20)	/* the shmem each entry covers */
-#define BB_ENTRIES	128		/* CRC32C entries of the ENTER */
+#define BB_ENTRIES	255		/* CRC32C entries of the ENTER */
 #define BB_ENTRIES_MIN	32		/* ... on a slow kernel (WSX_SCALE) */
 #define BB_SQ		256		/* they and the NOP after them */
 #define BB_CQ		512
@@ -330,6 +332,8 @@ static void blackbox_run(struct __test_metadata *_metadata, bool offline)
 	struct zapper z = { 0 };
 	struct holder h;
 	int fd_a, fd_b, mfd, i;
+	__u32 faulted;
+	__u64 t_stop;
 
 	fd_a = wsx_test_open();
 	fd_b = wsx_test_open();
@@ -358,10 +362,15 @@ static void blackbox_run(struct __test_metadata *_metadata, bool offline)
 	while (!__atomic_load_n(h.ring.cq_tail, __ATOMIC_ACQUIRE) && held(&h))
 		usleep(1000);
 	expect_free_in_hold(_metadata, &h, fd_b, offline);
+	/* the pins left find the PTEs there: the hold ends soon */
 	__atomic_store_n(&z.stop, 1, __ATOMIC_RELEASE);
 	ASSERT_EQ(0, pthread_join(z.thread, NULL));
-	ksft_print_msg("%llu pins of %lu MiB: the ENTER took %llu ms, %lu zaps\n",
-		       recs.n, BB_BUF >> 20, h.ns / 1000000, z.zaps);
+	faulted = __atomic_load_n(h.ring.cq_tail, __ATOMIC_ACQUIRE);
+	t_stop = wsx_test_now_ns();
+	ASSERT_EQ(0, pthread_join(h.thread, NULL));
+	ksft_print_msg("the ENTER took %llu ms: %u of %llu pins of %lu MiB done while %lu zaps ran, the rest %llu ms after\n",
+		       h.ns / 1000000, faulted, recs.n, BB_BUF >> 20, z.zaps,
+		       (wsx_test_now_ns() - t_stop) / 1000000);
 	EXPECT_EQ(0, h.ret);
 	EXPECT_EQ(recs.n, h.e.submitted);
 	/* every record once, in order: the NOP's whoever consumed it */
