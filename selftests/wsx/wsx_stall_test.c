@@ -18,6 +18,22 @@
  * pushed during the hold (flag clear, every M parked).
  * Needs the fault points of a WSX_DEBUG build: a release build says SKIP.
  *
+ * stall_blackbox(_offline): the same hold made from userspace alone, as
+ * issue 20's finding 1 made it: A's ENTER submits CRC32C entries over a
+ * memfd buffer (MAP_SHARED) while another thread zaps the buffer's PTEs
+ * (MADV_DONTNEED in a loop), so that each pin of the buffer, under
+ * sq_lock, takes page faults all the way.  Each entry also covers one
+ * page past the file's end, where its pin fails (-EFAULT): no CRC runs
+ * on the Ms, the hold is pinning only, and the Ms have nothing to do but
+ * walk.  A NOP pushed behind the entries keeps A's SQ non-empty for the
+ * whole hold.  Once the first entry's record is posted and the ENTER has
+ * not returned, the hold is under way: the other session's NOPs and the
+ * offline are asserted as in stall; then the zapper stops (the pins
+ * left find the PTEs in place: the hold ends soon) and A's records must
+ * come each once and in order.  An M that sleeps on sq_lock blocks the
+ * NOPs until the ENTER returns.  How long the ENTER took, and how many
+ * pins it had done when the zapper stopped, is printed, never compared.
+ *
  * starve: two pick-up sessions, A (set up first: the head of the list of
  * pick-up rings) flooded by a thread that keeps its SQ non-empty (a
  * correct user: it reaps, and ENTERs only when WSX_SQ_NEED_ENTER is set),
@@ -78,10 +94,14 @@
 #define HOLD_FAULT	"enter_in_sq_lock"
 #define HOLD_US		"4000000"	/* the ENTER's hold: 4 s */
 #define NOPS		32		/* the other session's NOPs */
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 
 struct holder {
 	struct wsx_tring ring;
 	pthread_t thread;
+	__u32 to_submit;	/* the ENTER's */
+	struct wsx_enter e;	/* as the ENTER returned it */
+	__u64 ns;		/* how long the ENTER took */
 	long ret;
 	int done;	/* set (release) when the ENTER returned */
 };
@@ -89,11 +109,12 @@ struct holder {
 static void *holder_enter(void *arg)
 {
 	struct holder *h = arg;
-	struct wsx_enter e;
+	__u64 t0 = wsx_test_now_ns();
 
-	memset(&e, 0, sizeof(e));
-	e.to_submit = 1;
-	h->ret = wsx_test_ioctl(h->ring.fd, WSX_IOC_ENTER, &e);
+	memset(&h->e, 0, sizeof(h->e));
+	h->e.to_submit = h->to_submit;
+	h->ret = wsx_test_ioctl(h->ring.fd, WSX_IOC_ENTER, &h->e);
+	h->ns = wsx_test_now_ns() - t0;
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -118,16 +139,61 @@ static bool held(struct holder *h)
 	return !__atomic_load_n(&h->done, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * While @h's ENTER is inside its call (it holds sq_lock, and its ring
+ * holds entries: every M that walks the pick-up rings finds it pending),
+ * NOPS NOPs of the session @fd_b, one at a time, each waking an M that
+ * then walks, and, when @offline, CPU 1 offline and back.  Expects that
+ * every NOP completed, and the offline returned, while the ENTER was
+ * still inside (its thread's flag, set after it returned, still clear).
+ * The caller joins the ENTER's thread.
+ */
+static void expect_free_in_hold(struct __test_metadata *_metadata,
+				struct holder *h, int fd_b, bool offline)
+{
+	struct wsx_completion rec;
+	bool offline_in_hold = false, have_cpu1;
+	__u64 t0 = wsx_test_now_ns(), t_nops, t_off = 0;
+	struct wsx_req req;
+	int i, nops = 0;
+
+	for (i = 0; i < NOPS && held(h); i++) {
+		req = wsx_test_req(WSX_OP_NOP, 100 + i, WSX_PLACE_LOCAL, 0, 0,
+				   0, 0);
+		ASSERT_EQ(1, wsx_test_submit(fd_b, &req, 1, NULL));
+		ASSERT_EQ(1, wsx_test_wait(fd_b, &rec, 1, 1, 10000000000LL));
+		ASSERT_EQ((__u64)(100 + i), rec.user_data);
+		ASSERT_EQ(0, rec.status);
+		if (held(h))
+			nops++;
+	}
+	have_cpu1 = offline && !access(CPU1_ONLINE, W_OK);
+	t_nops = wsx_test_now_ns();
+	if (have_cpu1 && held(h)) {
+		ASSERT_EQ(0, wsx_test_write_file(CPU1_ONLINE, "0"));
+		offline_in_hold = held(h);
+		t_off = wsx_test_now_ns();
+		ASSERT_EQ(0, wsx_test_write_file(CPU1_ONLINE, "1"));
+	}
+	ksft_print_msg("NOPs completed during the hold: %d of %d (%llu ms); CPU 1 offline during the hold: %s (%llu ms)\n",
+		       nops, NOPS, (t_nops - t0) / 1000000,
+		       have_cpu1 ? (offline_in_hold ? "yes" : "no") : "no CPU 1",
+		       t_off ? (t_off - t_nops) / 1000000 : 0);
+	EXPECT_EQ(NOPS, nops);
+	if (offline && !have_cpu1)
+		ksft_print_msg("no CPU 1 to take offline: the offline half not run\n");
+	if (have_cpu1)
+		EXPECT_TRUE(offline_in_hold);
+}
+
 static void stall_run(struct __test_metadata *_metadata, bool offline)
 {
 	struct wsx_completion rec;
 	struct wsx_req req;
 	struct holder h;
 	struct wsx_enter e;
-	int fd_a, fd_b, i, round, nops = 0;
+	int fd_a, fd_b, i, round;
 	long hits;
-	bool offline_in_hold = false, have_cpu1;
-	__u64 t_hold, t_nops, t_off = 0;
 
 	if (!wsx_test_have_faults())
 		SKIP(return, "%s: no fault points (release build): the hold of sq_lock cannot be made long",
@@ -154,6 +220,7 @@ static void stall_run(struct __test_metadata *_metadata, bool offline)
 	 */
 	for (round = 0; round < 4; round++) {
 		h.done = 0;
+		h.to_submit = 1;
 		usleep(100000);	/* fewer redone rounds: the Ms parked */
 		push_req(&h.ring, wsx_test_req(0xffff, 2 + 2 * round,
 					       WSX_PLACE_LOCAL, 0, 0, 0, 0));
@@ -178,41 +245,11 @@ static void stall_run(struct __test_metadata *_metadata, bool offline)
 		}
 	}
 	ASSERT_LT(round, 4);	/* 4 holds of 4 s: within the 30 s of a TEST */
-	t_hold = wsx_test_now_ns();
 	push_nop(&h.ring, 3 + 2 * round);	/* during the hold, relying on the Ms */
-
-	/* another session's NOPs, each waking an M that then walks */
-	for (i = 0; i < NOPS && held(&h); i++) {
-		req = wsx_test_req(WSX_OP_NOP, 100 + i, WSX_PLACE_LOCAL, 0, 0,
-				   0, 0);
-		ASSERT_EQ(1, wsx_test_submit(fd_b, &req, 1, NULL));
-		ASSERT_EQ(1, wsx_test_wait(fd_b, &rec, 1, 1, 10000000000LL));
-		ASSERT_EQ((__u64)(100 + i), rec.user_data);
-		ASSERT_EQ(0, rec.status);
-		if (held(&h))
-			nops++;
-	}
-	have_cpu1 = offline &&
-		    !access("/sys/devices/system/cpu/cpu1/online", W_OK);
-	t_nops = wsx_test_now_ns();
-	if (have_cpu1 && held(&h)) {
-		ASSERT_EQ(0, wsx_test_write_file("/sys/devices/system/cpu/cpu1/online", "0"));
-		offline_in_hold = held(&h);
-		t_off = wsx_test_now_ns();
-		ASSERT_EQ(0, wsx_test_write_file("/sys/devices/system/cpu/cpu1/online", "1"));
-	}
+	expect_free_in_hold(_metadata, &h, fd_b, offline);
 	ASSERT_EQ(0, pthread_join(h.thread, NULL));
-	ksft_print_msg("NOPs completed during the hold: %d of %d (%llu ms); CPU 1 offline during the hold: %s (%llu ms); hold %llu ms\n",
-		       nops, NOPS, (t_nops - t_hold) / 1000000,
-		       have_cpu1 ? (offline_in_hold ? "yes" : "no") : "no CPU 1",
-		       t_off ? (t_off - t_nops) / 1000000 : 0,
-		       (wsx_test_now_ns() - t_hold) / 1000000);
+	ksft_print_msg("the ENTER took %llu ms\n", h.ns / 1000000);
 	EXPECT_EQ(0, h.ret);
-	EXPECT_EQ(NOPS, nops);
-	if (offline && !have_cpu1)
-		ksft_print_msg("no CPU 1 to take offline: the offline half not run\n");
-	if (have_cpu1)
-		EXPECT_TRUE(offline_in_hold);
 
 	/* every entry completes, no ENTER submitting: the take-over did it */
 	memset(&e, 0, sizeof(e));
@@ -235,6 +272,128 @@ TEST(stall)
 TEST(stall_offline)
 {
 	stall_run(_metadata, true);
+}
+
+/* ---- the stall from userspace alone: no fault point ------------------- */
+
+#define BB_BUF		(64UL << 20)	/* the shmem each entry covers */
+#define BB_ENTRIES	255		/* CRC32C entries of the ENTER */
+#define BB_ENTRIES_MIN	32		/* ... on a slow kernel (WSX_SCALE) */
+#define BB_SQ		256		/* they and the NOP after them */
+#define BB_CQ		512
+
+struct zapper {
+	char *buf;
+	pthread_t thread;
+	unsigned long zaps;
+	int stop;		/* set (release) by the test */
+};
+
+/* Zap every PTE of the buffer, again and again, until told to stop. */
+static void *zapper_run(void *arg)
+{
+	struct zapper *z = arg;
+
+	while (!__atomic_load_n(&z->stop, __ATOMIC_ACQUIRE) &&
+	       !madvise(z->buf, BB_BUF, MADV_DONTNEED))
+		z->zaps++;
+	return NULL;
+}
+
+/* A's records: @n refused pins in order, then the NOP. */
+struct bb_recs {
+	__u64 next, n;
+};
+
+static bool bb_rec(const struct wsx_completion *rec, void *ctx)
+{
+	struct bb_recs *r = ctx;
+
+	return rec->user_data == r->next++ &&
+	       rec->status == (rec->user_data < r->n ? -EFAULT : 0);
+}
+
+/*
+ * The hold made by page faults: A's ENTER submits BB_ENTRIES CRC32C
+ * entries (fewer on a slow kernel, at least BB_ENTRIES_MIN), each over
+ * BB_BUF of a memfd mapped MAP_SHARED and one page
+ * past the file's end.  Each pin faults its way through the buffer (the
+ * zapper keeps zapping the PTEs, and the pages it had are unpinned when
+ * it fails) and fails at that last page: -EFAULT, a record posted at
+ * once, no item for the Ms to run, so the hold is pinning only.  A NOP
+ * pushed behind them keeps A's SQ non-empty throughout.
+ */
+static void blackbox_run(struct __test_metadata *_metadata, bool offline)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct bb_recs recs = {
+		.n = wsx_test_scaled(BB_ENTRIES, BB_ENTRIES_MIN),
+	};
+	struct zapper z = { 0 };
+	struct holder h;
+	int fd_a, fd_b, mfd, i;
+	__u32 faulted;
+	__u64 t_stop;
+
+	fd_a = wsx_test_open();
+	fd_b = wsx_test_open();
+	ASSERT_LE(0, fd_a);
+	ASSERT_LE(0, fd_b);
+	mfd = memfd_create("wsx_stall", MFD_CLOEXEC);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, BB_BUF));
+	z.buf = mmap(NULL, BB_BUF + page, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     mfd, 0);
+	ASSERT_NE(MAP_FAILED, z.buf);
+	memset(z.buf, 0x5a, BB_BUF);	/* in the page cache: minor faults */
+	ASSERT_EQ(0, wsx_tring_setup_flags(&h.ring, fd_a, BB_SQ, BB_CQ,
+					   WSX_RING_SQ_PICKUP));
+	for (i = 0; i < recs.n; i++)
+		push_req(&h.ring, wsx_test_req(WSX_OP_CRC32C, i,
+					       WSX_PLACE_LOCAL, 0,
+					       (uintptr_t)z.buf, BB_BUF + page,
+					       0));
+	push_nop(&h.ring, recs.n);
+	h.to_submit = recs.n;
+	h.done = 0;
+	ASSERT_EQ(0, pthread_create(&z.thread, NULL, zapper_run, &z));
+	ASSERT_EQ(0, pthread_create(&h.thread, NULL, holder_enter, &h));
+	/* the hold is under way: a record posted, the ENTER still inside */
+	while (!__atomic_load_n(h.ring.cq_tail, __ATOMIC_ACQUIRE) && held(&h))
+		usleep(1000);
+	expect_free_in_hold(_metadata, &h, fd_b, offline);
+	/* the pins left find the PTEs there: the hold ends soon */
+	__atomic_store_n(&z.stop, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_join(z.thread, NULL));
+	faulted = __atomic_load_n(h.ring.cq_tail, __ATOMIC_ACQUIRE);
+	t_stop = wsx_test_now_ns();
+	ASSERT_EQ(0, pthread_join(h.thread, NULL));
+	ksft_print_msg("the ENTER took %llu ms: %u of %llu pins of %lu MiB done while %lu zaps ran, the rest %llu ms after\n",
+		       h.ns / 1000000, faulted, recs.n, BB_BUF >> 20, z.zaps,
+		       (wsx_test_now_ns() - t_stop) / 1000000);
+	EXPECT_EQ(0, h.ret);
+	EXPECT_EQ(recs.n, h.e.submitted);
+	/* every record once, in order: the NOP's whoever consumed it */
+	EXPECT_EQ(0, wsx_tring_enter(&h.ring, wsx_tring_unsubmitted(&h.ring),
+				     recs.n + 1, 10000000000LL, NULL));
+	EXPECT_EQ(recs.n + 1, wsx_tring_reap(&h.ring, 0, bb_rec, &recs));
+	wsx_tring_unmap(&h.ring);
+	munmap(z.buf, BB_BUF + page);
+	close(mfd);
+	close(fd_a);
+	close(fd_b);
+}
+
+/* NOPs of another session during a hold of page faults. */
+TEST(stall_blackbox)
+{
+	blackbox_run(_metadata, false);
+}
+
+/* The same with CPU 1 offline and back during the hold. */
+TEST(stall_blackbox_offline)
+{
+	blackbox_run(_metadata, true);
 }
 
 /* ---- a session fed without a pause ------------------------------------ */
@@ -570,7 +729,6 @@ TEST(starve)
 	close(fd_b);
 }
 
-#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 #define FEED_GUARD_S	15
 #define FED_AFTER	(4 * FEED_SQ)
 #define FED_ENTER	64		/* its ENTERs leave the SQ nearly full */
