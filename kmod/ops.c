@@ -436,7 +436,7 @@ static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 	buf->offset = offset_in_page(addr);
 	buf->npages = DIV_ROUND_UP(buf->offset + buf->len, PAGE_SIZE);
 	buf->pages = kvmalloc_array(buf->npages, sizeof(*buf->pages),
-				    GFP_KERNEL);
+				    GFP_KERNEL_ACCOUNT);
 	if (!buf->pages) {
 		kfree(buf);
 		return -ENOMEM;

@@ -1050,11 +1050,13 @@ static int wsx_rings_alloc_mem(struct wsx_rings *r)
 	if (!r->pages)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		r->pages[i] = alloc_page(WSX_RINGS_GFP | __GFP_ZERO);
+		r->pages[i] = alloc_page(WSX_RINGS_GFP | __GFP_HIGHMEM |
+					 __GFP_ZERO);
 		if (!r->pages[i])
 			return -ENOMEM;
 	}
-	r->mem = vmap(r->pages, n, VM_MAP, PAGE_KERNEL);
+	/* VM_USERMAP: wsx_rings_mmap() maps it with remap_vmalloc_range() */
+	r->mem = vmap(r->pages, n, VM_MAP | VM_USERMAP, PAGE_KERNEL);
 	return r->mem ? 0 : -ENOMEM;
 }
 
@@ -1069,7 +1071,7 @@ static void wsx_rings_free(struct wsx_rings *r)
 	for (i = 0; r->pages && i < r->size >> PAGE_SHIFT && r->pages[i]; i++)
 		__free_page(r->pages[i]);
 	kvfree(r->pages);
-	kvfree(r->slots);
+	vfree(r->slots);
 	kfree(r);
 }
 
@@ -1106,7 +1108,9 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	r->poll_wq = poll_wq;
 	r->acct = acct;
 	wsx_rings_layout(r, setup);
-	r->slots = kvcalloc(r->cq_entries, sizeof(*r->slots), WSX_RINGS_GFP);
+	/* not kvcalloc(): its kmalloc would retry hard for a large block */
+	r->slots = __vmalloc(array_size(r->cq_entries, sizeof(*r->slots)),
+			     WSX_RINGS_GFP | __GFP_ZERO);
 	if (!r->slots || wsx_rings_alloc_mem(r)) {
 		wsx_rings_free(r);
 		goto nomem;
@@ -1201,17 +1205,11 @@ void wsx_rings_destroy(struct wsx_rings *r)
  */
 int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma)
 {
-	unsigned long n = vma_pages(vma);
-
 	if (!(vma->vm_flags & VM_SHARED) ||
 	    vma->vm_pgoff != WSX_RING_MMAP_OFF >> PAGE_SHIFT ||
 	    vma->vm_end - vma->vm_start > r->size)
 		return -EINVAL;
-	/*
-	 * The pages go in now; the mapping has no fault handler, so a part
-	 * that mremap() adds past them raises SIGBUS when touched.
-	 */
-	return vm_insert_pages(vma, vma->vm_start, r->pages, &n);
+	return remap_vmalloc_range(vma, r->mem, 0);
 }
 
 /**

@@ -4,28 +4,35 @@
  * them up (kmod/rings.c, "Memory"), as io_uring charges its rings, so a
  * cgroup's memory.max bounds what its users can make.  Each test runs in
  * a cgroup v2 of its own, with the memory controller (cgroup2 is mounted
- * for the test when /sys/fs/cgroup is not one).
+ * for the test when /sys/fs/cgroup is not one), on one CPU, so that the
+ * charges' per-CPU batch (64 pages) is the only noise.
  *
- * charged_and_returned: a setup of RING_ENTRIES entries each way raises
- * the cgroup's memory.current by at least the area's size; after close()
- * it falls back to within half of that (the charge's per-CPU batch stays),
- * and /proc/vmallocinfo has as many areas of wsx as before the setup (and
- * more while the rings are set up: the count can see them).
+ * Two setups with the same CQ, S1 with a small SQ and S2 with a large one,
+ * differ only by their shared pages (the job slots go with the CQ): the
+ * charge of each is what memory.current grew by while its session was
+ * open.
  *
- * beyond_the_limit: with memory.max 1 MiB above what the cgroup holds, the
- * same setup fails with ENOMEM, holds nothing after, and the cgroup's OOM
- * killer was not called; a small setup still works, and the large one does
- * once memory.max is lifted.
+ * charged_and_returned: S2's charge exceeds S1's by at least half of what
+ * S2's area exceeds S1's (so the shared pages are charged, not only the
+ * slots); after close() memory.current falls back to within half of S2's
+ * area, and /proc/vmallocinfo has as many areas of wsx as before (and more
+ * while S2 is set up: the count can see them).
+ *
+ * beyond_the_limit: with memory.max at what the cgroup holds plus S1's
+ * charge plus half the areas' difference, S2 fails with ENOMEM, holds
+ * nothing after, and the cgroup's OOM killer was not called; S1 still
+ * works under that limit, and S2 once memory.max is lifted.
  */
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
 #include "../kselftest_harness.h"
 #include "wsx_rings.h"
 
-#define RING_ENTRIES	16384		/* 2 MiB of entries each way */
-#define SMALL_ENTRIES	256
-#define LIMIT_ROOM	(1024LL * 1024)
+#define CQ_ENTRIES	16384
+#define S1_SQ		1024
+#define S2_SQ		16384		/* 1 MiB more of SQ entries than S1 */
 #define CG_MOUNT	"/tmp/wsx_memcg"
 
 /* The value of @key in the cgroup file @dir/@name ("" for a lone value). */
@@ -97,17 +104,68 @@ static bool cg_has_memory(const char *dir)
 FIXTURE(memcg) {
 	char root[128];
 	char cg[192];
+	char home[256];		/* the cgroup the test came from */
 	bool mounted;
 	const char *skip;
-	int fd;
 };
+
+/* The cgroup v2 path of this process, under @root, in @buf. */
+static int cg_own(const char *root, char *buf, size_t len)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			ret = snprintf(buf, len, "%s%s", root, line + 3) <
+			      (int)len ? 0 : -1;
+		}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * Set up rings of @sq, @cq entries on a new session: what memory.current
+ * grew by in *@charge, the area's size in *@area; the session is closed
+ * unless @fd is not NULL.  0 or -errno.
+ */
+static int setup_charge(const char *cg, __u32 sq, __u32 cq,
+			long long *charge, __u32 *area, int *fd)
+{
+	struct wsx_ring_setup p = { .sq_entries = sq, .cq_entries = cq };
+	int f = wsx_test_open();
+	long long before;
+	long ret;
+
+	if (f < 0)
+		return f;
+	before = cg_read(cg, "memory.current", "");
+	ret = wsx_test_ioctl(f, WSX_IOC_RING_SETUP, &p);
+	if (charge)
+		*charge = cg_read(cg, "memory.current", "") - before;
+	if (area)
+		*area = p.mmap_size;
+	if (fd && !ret)
+		*fd = f;
+	else
+		close(f);
+	return (int)ret;
+}
 
 FIXTURE_SETUP(memcg)
 {
-	self->fd = -1;
+	cpu_set_t one;
+
 	self->cg[0] = '\0';
 	self->skip = NULL;
 	self->mounted = false;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
 	snprintf(self->root, sizeof(self->root), "/sys/fs/cgroup");
 	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK)) {
 		mkdir(CG_MOUNT, 0755);
@@ -122,32 +180,34 @@ FIXTURE_SETUP(memcg)
 		self->skip = "no memory controller in cgroup2";
 		return;
 	}
-	ASSERT_EQ(0, cg_write(self->root, "cgroup.subtree_control", "+memory"));
+	if (cg_write(self->root, "cgroup.subtree_control", "+memory")) {
+		self->skip = "the memory controller cannot be enabled here";
+		return;
+	}
+	ASSERT_EQ(0, cg_own(self->root, self->home, sizeof(self->home)));
 	snprintf(self->cg, sizeof(self->cg), "%s/wsx_memcg_test.%d",
 		 self->root, getpid());
 	ASSERT_EQ(0, mkdir(self->cg, 0755));
 	ASSERT_EQ(0, cg_write(self->cg, "cgroup.procs", "0"));
-	self->fd = wsx_test_open();
-	ASSERT_LE(0, self->fd);
 }
 
 FIXTURE_TEARDOWN(memcg)
 {
-	if (self->fd >= 0)
-		close(self->fd);
 	if (self->cg[0]) {
-		cg_write(self->root, "cgroup.procs", "0");
+		cg_write(self->home, "cgroup.procs", "0");
 		rmdir(self->cg);
 	}
-	if (self->mounted)
+	if (self->mounted) {
 		umount(CG_MOUNT);
+		rmdir(CG_MOUNT);
+	}
 }
 
 TEST_F(memcg, charged_and_returned)
 {
-	long long before, during, after;
-	int areas_before, areas_during;
-	struct wsx_tring t;
+	long long before, after, c1, c2;
+	int areas_before, areas_during, fd;
+	__u32 a1, a2;
 
 	if (self->skip)
 		SKIP(return, "wsx_memcg_test: %s", self->skip);
@@ -155,54 +215,49 @@ TEST_F(memcg, charged_and_returned)
 	ASSERT_LE(0, areas_before);
 	before = cg_read(self->cg, "memory.current", "");
 	ASSERT_LE(0, before);
-	ASSERT_EQ(0, wsx_tring_setup(&t, self->fd, RING_ENTRIES, RING_ENTRIES));
-	during = cg_read(self->cg, "memory.current", "");
+	ASSERT_EQ(0, setup_charge(self->cg, S1_SQ, CQ_ENTRIES, &c1, &a1, NULL));
+	ASSERT_EQ(0, setup_charge(self->cg, S2_SQ, CQ_ENTRIES, &c2, &a2, &fd));
 	areas_during = wsx_vmalloc_areas();
-	TH_LOG("area %llu bytes: memory.current %lld -> %lld, wsx areas %d -> %d",
-	       (unsigned long long)t.p.mmap_size, before, during,
-	       areas_before, areas_during);
-	EXPECT_LE(before + (long long)t.p.mmap_size, during);
-	EXPECT_LT(areas_before, areas_during);
-	wsx_tring_unmap(&t);
-	close(self->fd);
-	self->fd = -1;
+	close(fd);
 	after = cg_read(self->cg, "memory.current", "");
-	TH_LOG("after close: memory.current %lld, wsx areas %d",
-	       after, wsx_vmalloc_areas());
-	EXPECT_GT(before + (long long)t.p.mmap_size / 2, after);
+	TH_LOG("S1 area %u charged %lld, S2 area %u charged %lld", a1, c1, a2,
+	       c2);
+	TH_LOG("after close %lld (before %lld); wsx areas %d, %d, %d", after,
+	       before, areas_before, areas_during, wsx_vmalloc_areas());
+	EXPECT_LE((long long)(a2 - a1) / 2, c2 - c1);
+	EXPECT_GT(before + (long long)a2 / 2, after);
+	EXPECT_LT(areas_before, areas_during);
 	EXPECT_EQ(areas_before, wsx_vmalloc_areas());
 }
 
 TEST_F(memcg, beyond_the_limit)
 {
-	long long before, after;
-	struct wsx_tring t, small;
+	long long base, after, c1;
+	__u32 a1, a2;
 	char max[32];
 
 	if (self->skip)
 		SKIP(return, "wsx_memcg_test: %s", self->skip);
-	before = cg_read(self->cg, "memory.current", "");
-	ASSERT_LE(0, before);
-	snprintf(max, sizeof(max), "%lld", before + LIMIT_ROOM);
+	ASSERT_EQ(0, setup_charge(self->cg, S1_SQ, CQ_ENTRIES, &c1, &a1, NULL));
+	ASSERT_EQ(0, setup_charge(self->cg, S2_SQ, CQ_ENTRIES, NULL, &a2, NULL));
+	base = cg_read(self->cg, "memory.current", "");
+	ASSERT_LE(0, base);
+	snprintf(max, sizeof(max), "%lld", base + c1 + (a2 - a1) / 2);
 	ASSERT_EQ(0, cg_write(self->cg, "memory.max", max));
-	EXPECT_EQ(-ENOMEM, wsx_tring_setup(&t, self->fd, RING_ENTRIES,
-					   RING_ENTRIES));
+	EXPECT_EQ(-ENOMEM, setup_charge(self->cg, S2_SQ, CQ_ENTRIES, NULL,
+					NULL, NULL));
 	after = cg_read(self->cg, "memory.current", "");
-	TH_LOG("memory.max %s: memory.current %lld -> %lld, oom_kill %lld",
-	       max, before, after,
+	TH_LOG("memory.max %s (S1 charged %lld): memory.current %lld -> %lld, oom_kill %lld",
+	       max, c1, base, after,
 	       cg_read(self->cg, "memory.events", "oom_kill"));
-	EXPECT_GT(before + LIMIT_ROOM / 2, after);
+	EXPECT_GT(base + (long long)(a2 - a1) / 4, after);
 	EXPECT_EQ(0, cg_read(self->cg, "memory.events", "oom_kill"));
-	/* the refusal was the limit's: a small setup works, then a large */
-	ASSERT_EQ(0, wsx_tring_setup(&small, self->fd, SMALL_ENTRIES,
-				     SMALL_ENTRIES));
-	wsx_tring_unmap(&small);
-	close(self->fd);
-	self->fd = wsx_test_open();
-	ASSERT_LE(0, self->fd);
+	/* the refusal was the limit's: S1 fits under it, S2 without it */
+	EXPECT_EQ(0, setup_charge(self->cg, S1_SQ, CQ_ENTRIES, NULL, NULL,
+				  NULL));
 	ASSERT_EQ(0, cg_write(self->cg, "memory.max", "max"));
-	ASSERT_EQ(0, wsx_tring_setup(&t, self->fd, RING_ENTRIES, RING_ENTRIES));
-	wsx_tring_unmap(&t);
+	EXPECT_EQ(0, setup_charge(self->cg, S2_SQ, CQ_ENTRIES, NULL, NULL,
+				  NULL));
 }
 
 TEST_HARNESS_MAIN
