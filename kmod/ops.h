@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * wsx built-in ops (ops.c), as the device (dev.c) uses them.
+ * wsx built-in ops (ops.c), as the doors use them (dev.c, rings.c, submit.c).
  */
 #ifndef _WSX_OPS_H
 #define _WSX_OPS_H

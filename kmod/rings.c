@@ -237,7 +237,6 @@
 #include "rings.h"
 #include "source.h"
 #include "submit.h"
-#include "timers.h"
 
 /* Most entries of either ring, whatever the module parameter says. */
 #define WSX_RING_ENTRIES_LIMIT	65536U

@@ -6,7 +6,7 @@
  * (wsx_req_check()), count the job in flight in all (max_inflight:
  * wsx_inflight_reserve()), queue its root where it asks
  * (wsx_submit_root()), and fill its completion record when it is done
- * (wsx_record_fill()).  Neither door calls the other.
+ * (wsx_record_fill()).  rings.c never calls dev.c.
  */
 #include <linux/atomic.h>
 #include <linux/string.h>

@@ -194,6 +194,65 @@ TEST(refused_setup_then_two_mappings)
 	close(fd);
 }
 
+/* The VmFlags line of the mapping at @addr in /proc/self/smaps, in @buf. */
+static int smaps_flags(void *addr, char *buf, size_t len)
+{
+	char line[512], want[32];
+	FILE *f = fopen("/proc/self/smaps", "re");
+	bool in = false;
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "%lx-", (unsigned long)addr);
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strchr(line, ' ') &&
+		    strchr(line, '-') < strchr(line, ' '))
+			in = !strncmp(line, want, strlen(want));
+		else if (in && !strncmp(line, "VmFlags:", 8)) {
+			ret = snprintf(buf, len, "%s", line + 8) < (int)len ?
+			      0 : -1;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The rings' mapping has a fixed length and stays out of core dumps:
+ * mremap() cannot grow it (EFAULT, as for any VM_DONTEXPAND mapping), and
+ * smaps shows its "de" and "dd" flags.
+ */
+TEST(mapping_cannot_grow)
+{
+	struct wsx_tring t;
+	int fd = wsx_test_open();
+	long page = sysconf(_SC_PAGESIZE);
+	char flags[256];
+	void *m;
+	int err;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 8, 0));
+	m = mremap(t.mem, t.p.mmap_size, t.p.mmap_size + page,
+		   MREMAP_MAYMOVE);
+	err = errno;
+	EXPECT_EQ(MAP_FAILED, m);
+	if (m == MAP_FAILED) {
+		EXPECT_EQ(EFAULT, err);
+	} else {
+		t.mem = m;
+		t.p.mmap_size += page;
+	}
+	ASSERT_EQ(0, smaps_flags(t.mem, flags, sizeof(flags)));
+	TH_LOG("VmFlags:%s", flags);
+	EXPECT_NE(NULL, strstr(flags, " de"));
+	EXPECT_NE(NULL, strstr(flags, " dd"));
+	wsx_tring_unmap(&t);
+	close(fd);
+}
+
 /*
  * ENTER(to_submit 0, min_complete 0) looks at no index: it returns 0 with
  * a corrupt SQ tail or CQ head (which ENTER(1, 0) refuses).
