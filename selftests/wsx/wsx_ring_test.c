@@ -210,6 +210,7 @@ static int smaps_flags(void *addr, char *buf, size_t len)
 		    strchr(line, '-') < strchr(line, ' '))
 			in = !strncmp(line, want, strlen(want));
 		else if (in && !strncmp(line, "VmFlags:", 8)) {
+			line[strcspn(line, "\n")] = '\0';
 			ret = snprintf(buf, len, "%s", line + 8) < (int)len ?
 			      0 : -1;
 			break;
