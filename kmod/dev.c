@@ -37,6 +37,7 @@
 #include "rings.h"
 #include "submit.h"
 #include "timers.h"
+#include "wsx_bounds.h"
 
 static_assert(sizeof(struct wsx_version) == 32);
 static_assert(sizeof(struct wsx_req) == 64);
@@ -195,7 +196,8 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 		return -EINVAL;
 	if (sub.count > WSX_SUBMIT_MAX)
 		return -E2BIG;
-	ureqs = u64_to_user_ptr(sub.items);
+	if (!wsx_user_addr(sub.items, (void __user **)&ureqs))
+		return -EFAULT;
 	for (i = 0; i < sub.count; i++) {
 		if (fatal_signal_pending(current)) {
 			err = -EINTR;
@@ -282,6 +284,7 @@ static long wsx_records_copy(struct wsx_session *s,
 
 static long wsx_ioctl_wait(struct wsx_session *s, struct wsx_wait __user *uarg)
 {
+	void __user *urecs;
 	struct wsx_wait w;
 	long ret;
 
@@ -295,10 +298,12 @@ static long wsx_ioctl_wait(struct wsx_session *s, struct wsx_wait __user *uarg)
 	/* fail before taking any record if @count cannot be written back */
 	if (put_user(0U, &uarg->count))
 		return -EFAULT;
+	if (!wsx_user_addr(w.records, &urecs))
+		return -EFAULT;
 	ret = wsx_wait_ready(s, w.min, w.timeout_ns);
 	if (ret)
 		return ret;
-	ret = wsx_records_copy(s, u64_to_user_ptr(w.records), w.max);
+	ret = wsx_records_copy(s, urecs, w.max);
 	/*
 	 * The copied records are gone from the session: report their number
 	 * even if @count became unwritable since the check above.

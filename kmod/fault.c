@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wsx fault injection (WSX_DEBUG builds only): see fault.h.
+ * wsx fault injection and watermarks (WSX_DEBUG builds only): see fault.h.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -15,10 +15,28 @@ static const char *const wsx_fault_names[WSX_NR_FAULTS] = {
 	[WSX_FAULT_PICKUP_BEFORE_LOCK] = "pickup_before_lock",
 	[WSX_FAULT_POST_BETWEEN_TAILS] = "post_between_tails",
 	[WSX_FAULT_ENTER_IN_SQ_LOCK] = "enter_in_sq_lock",
+	[WSX_FAULT_FLUSH_BETWEEN_BATCHES] = "flush_between_batches",
 };
 
 static u32 wsx_fault_us[WSX_NR_FAULTS];
 static atomic_t wsx_fault_hits[WSX_NR_FAULTS];
+
+static const char *const wsx_watermark_names[WSX_NR_WATERMARKS] = {
+	[WSX_WM_TLOCK_ITEMS] = "tlock_items",
+	[WSX_WM_FIRE_ITEMS] = "fire_items",
+};
+
+static atomic_t wsx_watermarks[WSX_NR_WATERMARKS];
+
+/* Note @value for @wm: keep the highest; any context. */
+void wsx_watermark(enum wsx_watermark wm, unsigned int value)
+{
+	int old = atomic_read(&wsx_watermarks[wm]);
+
+	while (old < (int)value &&
+	       !atomic_try_cmpxchg(&wsx_watermarks[wm], &old, value))
+		;
+}
 
 /**
  * wsx_fault - pass the named place @point: busy-wait its delay, if any
@@ -49,12 +67,20 @@ void wsx_fault_sleep(enum wsx_fault_point point)
 	usleep_range(us, us + us / 16 + 1);
 }
 
-/* The files of /sys/kernel/debug/wsx/fault/, under @dir (wsx's). */
+/*
+ * The files of /sys/kernel/debug/wsx/fault/ and watermark/, under @dir
+ * (wsx's).
+ */
 void wsx_fault_debugfs_init(struct dentry *dir)
 {
 	struct dentry *fault = debugfs_create_dir("fault", dir);
+	struct dentry *wm = debugfs_create_dir("watermark", dir);
 	char name[48];
 	unsigned int i;
+
+	for (i = 0; i < WSX_NR_WATERMARKS; i++)
+		debugfs_create_atomic_t(wsx_watermark_names[i], 0600, wm,
+					&wsx_watermarks[i]);
 
 	for (i = 0; i < WSX_NR_FAULTS; i++) {
 		debugfs_create_u32(wsx_fault_names[i], 0600, fault,

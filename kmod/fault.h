@@ -13,6 +13,11 @@
  * stop_machine(), so a CPU offline, by itself).
  * /sys/kernel/debug/wsx/fault/<name>_hits: times the place was passed with
  * a delay set.
+ *
+ * Watermarks, in the same builds only: the most a bounded loop did in one
+ * go, so that a test asserts the bound as a count (a count carries over to
+ * hardware; a time would not).  /sys/kernel/debug/wsx/watermark/<name>:
+ * the highest value noted since a test wrote 0 there.
  */
 #ifndef _WSX_FAULT_H
 #define _WSX_FAULT_H
@@ -38,14 +43,28 @@ enum wsx_fault_point {
 	 * for a pin of the user's pages that takes as long as they fault)
 	 */
 	WSX_FAULT_ENTER_IN_SQ_LOCK,
+	/* wsx_timers_flush_p(), sleeping: between two holds of a P's tlock
+	 * (the cursor kept while due items may be popped)
+	 */
+	WSX_FAULT_FLUSH_BETWEEN_BATCHES,
 	WSX_NR_FAULTS,
 };
 
+enum wsx_watermark {
+	/* timers.c: delayed items looked at or taken in one hold of a tlock */
+	WSX_WM_TLOCK_ITEMS,
+	/* wsx_timers_fire(): due items one run of a P's hrtimer queued */
+	WSX_WM_FIRE_ITEMS,
+	WSX_NR_WATERMARKS,
+};
+
 #ifdef WSX_DEBUG
+void wsx_watermark(enum wsx_watermark wm, unsigned int value);
 void wsx_fault(enum wsx_fault_point point);
 void wsx_fault_sleep(enum wsx_fault_point point);
 void wsx_fault_debugfs_init(struct dentry *dir);
 #else
+static inline void wsx_watermark(enum wsx_watermark wm, unsigned int value) { }
 static inline void wsx_fault(enum wsx_fault_point point) { }
 static inline void wsx_fault_sleep(enum wsx_fault_point point) { }
 static inline void wsx_fault_debugfs_init(struct dentry *dir) { }

@@ -35,6 +35,7 @@
 #include <linux/wsx.h>
 
 #include "ops.h"
+#include "wsx_bounds.h"
 
 /* Shared by the chunks of one CRC32C job: the pinned user buffer. */
 struct wsx_crc_buf {
@@ -185,19 +186,6 @@ static void wsx_sleep_fn(struct wsx_item *item)
 /* ---- SPAWN ------------------------------------------------------------ */
 
 /* Nodes of a full tree, or U64_MAX when over WSX_SPAWN_MAX_NODES. */
-static u64 wsx_spawn_nodes(u64 fanout, u64 depth)
-{
-	u64 level = 1, total = 1, d;
-
-	for (d = 0; d < depth; d++) {
-		level *= fanout;
-		total += level;
-		if (total > WSX_SPAWN_MAX_NODES)
-			return U64_MAX;
-	}
-	return total;
-}
-
 static int wsx_spawn_check(const struct wsx_req *req)
 {
 	u64 fanout = req->args[0], depth = req->args[1];
@@ -205,8 +193,7 @@ static int wsx_spawn_check(const struct wsx_req *req)
 	if (!wsx_args_zero(req, 3) || fanout < 1 ||
 	    fanout > WSX_SPAWN_MAX_FANOUT)
 		return -EINVAL;
-	if (depth >= WSX_SPAWN_MAX_NODES ||
-	    wsx_spawn_nodes(fanout, depth) == U64_MAX ||
+	if (wsx_spawn_nodes(fanout, depth, WSX_SPAWN_MAX_NODES) == U64_MAX ||
 	    req->args[2] > READ_ONCE(wsx_max_item_ns))
 		return -E2BIG;
 	return 0;
@@ -422,11 +409,17 @@ static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
 {
 	unsigned long addr = req->args[0], first = addr & PAGE_MASK;
 	struct wsx_crc_buf *buf;
+	void __user *uaddr;
 	long pinned;
 	int ret;
 
-	/* kernels differ on ranges that wrap or leave userspace: say EFAULT */
-	if (!access_ok(u64_to_user_ptr(req->args[0]), req->args[1]))
+	/*
+	 * A 32-bit kernel would checksum the address's low half (the check
+	 * comes before any use of @addr); kernels differ on ranges that wrap
+	 * or leave userspace: EFAULT for all of them
+	 */
+	if (!wsx_user_addr(req->args[0], &uaddr) ||
+	    !access_ok(uaddr, req->args[1]))
 		return -EFAULT;
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL_ACCOUNT);
 	if (!buf)

@@ -335,6 +335,17 @@ static void wsx_global_put_list(struct list_head *items, unsigned int n)
 	wsx_gq_put_list(wsx_gq_here(), items, n);
 }
 
+/*
+ * A preemption point every 1024 items of a walk a user can lengthen (an
+ * inbox holds whatever submitters queued on one P), for an M (process
+ * context, no lock held) on a kernel without full preemption.
+ */
+static void wsx_walk_point(unsigned int n)
+{
+	if (!(n % 1024))
+		cond_resched();
+}
+
 /* ---- waking Ms ----------------------------------------------------- */
 
 /*
@@ -523,7 +534,7 @@ static void wsx_inbox_drain(struct wsx_p *p)
 		list = llist_reverse_order(llist_del_all(&p->inbox));
 		llist_for_each_entry_safe(item, tmp, list, lnode) {
 			list_add_tail(&item->node, &p->backlog);
-			n++;
+			wsx_walk_point(++n);
 		}
 		atomic_sub(n, &p->inbox_len);
 		WRITE_ONCE(p->backlog_len, p->backlog_len + n);
@@ -676,6 +687,7 @@ static void wsx_inbox_return(struct wsx_p *p, struct llist_node *first,
 {
 	struct wsx_item *item, *tmp;
 	LIST_HEAD(items);
+	unsigned int i = 0;
 	bool ok = false;
 
 	rcu_read_lock();
@@ -692,6 +704,7 @@ static void wsx_inbox_return(struct wsx_p *p, struct llist_node *first,
 	llist_for_each_entry_safe(item, tmp, first, lnode) {
 		wsx_item_to_global(item);
 		list_add_tail(&item->node, &items);
+		wsx_walk_point(++i);
 	}
 	wsx_global_put_list(&items, n);
 }
@@ -726,7 +739,7 @@ static u32 wsx_inbox_steal(struct wsx_p *p, struct wsx_p *victim, u32 t,
 		return 0;
 	list = llist_reverse_order(list);	/* oldest first */
 	for (node = list; node; node = node->next)
-		all++;
+		wsx_walk_point(++all);
 	n = min_t(u32, all, WSX_RING_SIZE);
 	k = wsx_steal_amount(wsx_sched.steal_policy, n);
 	for (node = list; i < k; node = node->next, i++)
@@ -737,8 +750,8 @@ static u32 wsx_inbox_steal(struct wsx_p *p, struct wsx_p *victim, u32 t,
 		/* the rest, newest first, so that they drain in order */
 		struct llist_node *rest = llist_reverse_order(node), *last;
 
-		for (last = rest; last->next; last = last->next)
-			;
+		for (last = rest, i = 0; last->next; last = last->next)
+			wsx_walk_point(++i);
 		wsx_inbox_return(victim, rest, last, all - k);
 	}
 	*seen = n;
@@ -1019,6 +1032,7 @@ static void wsx_p_drain(struct wsx_p *p)
 	llist_for_each_entry_safe(item, tmp, list, lnode) {
 		list_add_tail(&item->node, &items);
 		atomic_dec(&p->inbox_len);
+		wsx_walk_point(++n);
 	}
 	/* against a thief's cmpxchg: litmus/runq-put-runnext-steal-once */
 	item = xchg(&p->runnext, NULL);
@@ -1026,9 +1040,10 @@ static void wsx_p_drain(struct wsx_p *p)
 		list_add_tail(&item->node, &items);
 	while ((item = wsx_ring_get(&p->ring)))
 		list_add_tail(&item->node, &items);
+	n = 0;
 	list_for_each_entry(item, &items, node) {
 		wsx_item_to_global(item);
-		n++;
+		wsx_walk_point(++n);
 	}
 	if (n) {
 		wsx_gq_put_list(wsx_gq_of(p), &items, n);
@@ -1441,12 +1456,25 @@ int wsx_sched_cpu_online(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * The last online P keeps its CPU (-EBUSY: the kernel rolls the offline
+ * back): with no P online, the items queued and delayed would wait for
+ * one forever, and close() with them.  The hotplug lock serializes the
+ * callbacks, so nponline cannot change under the check.  Only the module's
+ * exit stops the last P (wsx_sched_unloading()).
+ */
 int wsx_sched_cpu_offline(unsigned int cpu)
 {
 	struct wsx_p *p = wsx_sched.cpu_p[cpu];
 
 	if (!p)
 		return 0;
+	if (atomic_read(&wsx_sched.nponline) == 1 &&
+	    !READ_ONCE(wsx_sched.unloading)) {
+		pr_info_ratelimited("wsx: CPU %u runs the last online P: it stays online while wsx is loaded\n",
+				    cpu);
+		return -EBUSY;
+	}
 	WRITE_ONCE(p->want_online, false);
 	/*
 	 * The P's holder, or the M it is being handed to, sees want_online:
@@ -1462,6 +1490,12 @@ int wsx_sched_cpu_offline(unsigned int cpu)
 	wait_event(p->ack_wq, !READ_ONCE(p->m_online));
 	atomic_dec(&wsx_sched.nponline);
 	return 0;
+}
+
+/* Before the hotplug state is removed: its offline callbacks stop all Ps */
+void wsx_sched_unloading(void)
+{
+	WRITE_ONCE(wsx_sched.unloading, true);
 }
 
 /* ---- init and exit ---------------------------------------------------- */

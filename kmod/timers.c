@@ -21,14 +21,33 @@
  * The timers run in softirq context (HRTIMER_MODE_ABS_SOFT), so that
  * p->tlock and the queues' locks are never taken in hard interrupts, which
  * also keeps PREEMPT_RT kernels happy.
+ *
+ * Bounds.  A user decides how many items are delayed and when they fall
+ * due (up to max_inflight of them, all at once), so no walk of the timers
+ * is as long as they are: a hold of tlock (interrupts off) looks at or
+ * takes at most WSX_TIMERS_BATCH items, and one run of the hrtimer queues
+ * at most that many, re-arming itself at once for the rest, so that other
+ * softirqs and tasks run between batches.  wsx_timers_flush() walks a P's
+ * timers in batches and resumes at the item it stopped before, kept in
+ * p->tcursor while tlock is dropped: the only thing that can take that
+ * item meanwhile is a pop of due items (flushes are serialized), which
+ * takes the earliest items first, so when the cursor is gone every item
+ * before it is gone too and the walk resumes from the earliest.
  */
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/timerqueue.h>
 
+#include "fault.h"
 #include "job.h"
 #include "sched.h"
 #include "timers.h"
+
+/* Items looked at or taken in one hold of tlock, queued by one hrtimer run */
+#define WSX_TIMERS_BATCH	64
+
+/* One flush at a time: each P has one cursor (p->tcursor) */
+static DEFINE_MUTEX(wsx_timers_flush_lock);
 
 static struct wsx_item *wsx_item_of(struct timerqueue_node *node)
 {
@@ -64,6 +83,8 @@ static void wsx_timers_take(struct wsx_p *p, struct wsx_item *item,
 			    struct llist_node **chain)
 {
 	lockdep_assert_held(&p->tlock);
+	if (p->tcursor == &item->tnode)
+		p->tcursor = NULL;	/* a flush resumes from the earliest */
 	timerqueue_del(&p->timers, &item->tnode);
 	WRITE_ONCE(p->ntimers, p->ntimers - 1);
 	/* tnode and lnode share memory: tnode is free from here on */
@@ -72,15 +93,17 @@ static void wsx_timers_take(struct wsx_p *p, struct wsx_item *item,
 }
 
 /**
- * wsx_timers_pop_due - take @p's items that are due
+ * wsx_timers_pop_due - take up to WSX_TIMERS_BATCH of @p's items that are
+ * due, the earliest first
  * @p:		the P
  *
- * Return: a chain of items linked through lnode, earliest last, or NULL.
+ * Return: a chain of items linked through lnode, earliest first, or NULL.
  */
 struct llist_node *wsx_timers_pop_due(struct wsx_p *p)
 {
 	struct timerqueue_node *node;
 	struct llist_node *chain = NULL;
+	unsigned int n = 0;
 	unsigned long flags;
 	ktime_t now;
 
@@ -88,18 +111,31 @@ struct llist_node *wsx_timers_pop_due(struct wsx_p *p)
 		return NULL;
 	now = ktime_get();
 	spin_lock_irqsave(&p->tlock, flags);
-	while ((node = timerqueue_getnext(&p->timers)) && node->expires <= now)
+	while (n < WSX_TIMERS_BATCH &&
+	       (node = timerqueue_getnext(&p->timers)) && node->expires <= now) {
 		wsx_timers_take(p, wsx_item_of(node), &chain);
+		n++;
+	}
+	wsx_watermark(WSX_WM_TLOCK_ITEMS, n);
 	spin_unlock_irqrestore(&p->tlock, flags);
 	return llist_reverse_order(chain);
 }
 
+/*
+ * A batch of due items, then the hrtimer again for the earliest left: at
+ * once if it is due already (the rest of a large batch).
+ */
 static enum hrtimer_restart wsx_timers_fire(struct hrtimer *hrt)
 {
 	struct wsx_p *p = container_of(hrt, struct wsx_p, hrt);
+	struct llist_node *chain = wsx_timers_pop_due(p), *node;
+	unsigned int n = 0;
 	unsigned long flags;
 
-	wsx_timers_deliver(wsx_timers_pop_due(p));
+	for (node = chain; node; node = node->next)
+		n++;
+	wsx_watermark(WSX_WM_FIRE_ITEMS, n);
+	wsx_timers_deliver(chain);
 	spin_lock_irqsave(&p->tlock, flags);
 	wsx_timers_arm(p);
 	spin_unlock_irqrestore(&p->tlock, flags);
@@ -158,32 +194,61 @@ int wsx_queue_after(struct wsx_item *item, enum wsx_where where,
 }
 EXPORT_SYMBOL_GPL(wsx_queue_after);
 
-/**
- * wsx_timers_flush - queue at once every delayed item whose job's cancel
- * flag is @cancel (a closing session's)
- * @cancel:	the flag
+/*
+ * Take the delayed items of @p whose job's cancel flag is @cancel, a batch
+ * per hold of tlock, queueing each batch with tlock dropped; see "Bounds"
+ * above for the cursor.  Under wsx_timers_flush_lock.
  */
-void wsx_timers_flush(const bool *cancel)
+static void wsx_timers_flush_p(struct wsx_p *p, const bool *cancel)
 {
 	struct timerqueue_node *node, *next;
-	struct llist_node *chain = NULL;
+	struct llist_node *chain;
+	unsigned int n;
 	unsigned long flags;
-	unsigned int id;
 
-	for (id = 0; id < wsx_sched.nprocs; id++) {
-		struct wsx_p *p = wsx_sched.ps[id];
-
-		if (!READ_ONCE(p->ntimers))
-			continue;
-		spin_lock_irqsave(&p->tlock, flags);
-		for (node = timerqueue_getnext(&p->timers); node; node = next) {
+	lockdep_assert_held(&wsx_timers_flush_lock);
+	spin_lock_irqsave(&p->tlock, flags);
+	node = timerqueue_getnext(&p->timers);
+	while (node) {
+		chain = NULL;
+		for (n = 0; node && n < WSX_TIMERS_BATCH; node = next, n++) {
 			next = timerqueue_iterate_next(node);
 			if (wsx_item_of(node)->job->cancel == cancel)
 				wsx_timers_take(p, wsx_item_of(node), &chain);
 		}
+		wsx_watermark(WSX_WM_TLOCK_ITEMS, n);
+		p->tcursor = node;
 		spin_unlock_irqrestore(&p->tlock, flags);
+		wsx_timers_deliver(llist_reverse_order(chain));
+		wsx_fault_sleep(WSX_FAULT_FLUSH_BETWEEN_BATCHES);
+		cond_resched();
+		spin_lock_irqsave(&p->tlock, flags);
+		if (node && !p->tcursor)	/* popped: so is all before it */
+			node = timerqueue_getnext(&p->timers);
+		p->tcursor = NULL;
 	}
-	wsx_timers_deliver(chain);
+	spin_unlock_irqrestore(&p->tlock, flags);
+}
+
+/**
+ * wsx_timers_flush - queue at once every delayed item whose job's cancel
+ * flag is @cancel (a closing session's)
+ * @cancel:	the flag
+ *
+ * Process context: it sleeps between batches.
+ */
+void wsx_timers_flush(const bool *cancel)
+{
+	unsigned int id;
+
+	mutex_lock(&wsx_timers_flush_lock);
+	for (id = 0; id < wsx_sched.nprocs; id++) {
+		struct wsx_p *p = wsx_sched.ps[id];
+
+		if (READ_ONCE(p->ntimers))
+			wsx_timers_flush_p(p, cancel);
+	}
+	mutex_unlock(&wsx_timers_flush_lock);
 }
 
 void wsx_timers_init(struct wsx_p *p)

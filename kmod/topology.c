@@ -35,10 +35,17 @@
 
 #include "sched.h"
 #include "topology.h"
+#include "wsx_bounds.h"
 #include "wsx_order.h"
 #include "wsx_victims.h"
 
 /* Node index of kernel node @nid among the Ps' nodes. */
+/* @p's CPU's node; a CPU of no node counts in the first online node */
+static int wsx_p_node(const struct wsx_p *p)
+{
+	return wsx_known_node(cpu_to_node(p->cpu), first_online_node);
+}
+
 static unsigned int wsx_node_index(int nid)
 {
 	unsigned int i;
@@ -82,7 +89,7 @@ static int wsx_coprimes_need(unsigned int len)
 
 static int wsx_victims_alloc(struct wsx_p *p, unsigned int n)
 {
-	int node = cpu_to_node(p->cpu);
+	int node = wsx_p_node(p);
 
 	p->victims.order = kcalloc_node(max(n - 1, 1U), sizeof(u16),
 					GFP_KERNEL, node);
@@ -120,10 +127,10 @@ static int wsx_victims_init(void)
 	int ret = -ENOMEM;
 	u8 *dist;
 
-	/* P ids and the CPU ids naming cores and dies are kept in u16 */
-	if (nr_cpu_ids > U16_MAX + 1) {
-		pr_err("wsx: %u CPU ids do not fit the victim tables\n",
-		       nr_cpu_ids);
+	BUILD_BUG_ON(WSX_NO_P != U16_MAX);
+	if (!wsx_p_ids_fit(nr_cpu_ids, n)) {
+		pr_err("wsx: %u CPU ids or %u Ps do not fit the victim tables\n",
+		       nr_cpu_ids, n);
 		return -E2BIG;
 	}
 	wsx_sched.coprimes = kcalloc(n, sizeof(*wsx_sched.coprimes),
@@ -161,7 +168,7 @@ int wsx_topology_init(void)
 	nodemask_t seen = NODE_MASK_NONE;
 
 	for (id = 0; id < wsx_sched.nprocs; id++)
-		node_set(cpu_to_node(wsx_sched.ps[id]->cpu), seen);
+		node_set(wsx_p_node(wsx_sched.ps[id]), seen);
 	wsx_sched.node_ids = kcalloc(nodes_weight(seen),
 				     sizeof(*wsx_sched.node_ids), GFP_KERNEL);
 	if (!wsx_sched.node_ids)
@@ -184,7 +191,7 @@ int wsx_topology_init(void)
 	}
 	for (id = 0; id < wsx_sched.nprocs; id++)
 		wsx_sched.ps[id]->node =
-			wsx_node_index(cpu_to_node(wsx_sched.ps[id]->cpu));
+			wsx_node_index(wsx_p_node(wsx_sched.ps[id]));
 	return wsx_victims_init();
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of wsx's pure parts: the ring (wsx_ring.h), the victim
- * order and global batch formulas (wsx_order.h), and the victim tables by
- * distance (wsx_victims.h) for generated topologies.  Built as wsx_kunit.ko
+ * order and global batch formulas (wsx_order.h), the victim tables by
+ * distance (wsx_victims.h) for generated topologies, and the bounds on what
+ * the system and users hand the module (wsx_bounds.h) at values no test
+ * machine has.  Built as wsx_kunit.ko
  * when the kernel has KUnit (the debug kernels of `make check-debug`).
  *
  * The race tests run an owner and thieves on a ring (and on a runnext slot)
@@ -24,6 +26,7 @@ static struct wsx_ring *wsx_ring_churn;
 static void wsx_ring_churn_once(const struct wsx_ring *r);
 #define wsx_ring_snapshot_point(r)	wsx_ring_churn_once(r)
 
+#include "wsx_bounds.h"
 #include "wsx_order.h"
 #include "wsx_ring.h"
 #include "wsx_victims.h"
@@ -570,6 +573,57 @@ static void victims_of_the_test_machine(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, level[4], WSX_LEVEL_REMOTE);
 }
 
+/* P id U16_MAX is WSX_NO_P: 65536 Ps cannot be numbered, 65535 can */
+static void bounds_p_ids(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, wsx_p_ids_fit(65536, 65535));
+	KUNIT_EXPECT_FALSE(test, wsx_p_ids_fit(65536, 65536));
+	KUNIT_EXPECT_FALSE(test, wsx_p_ids_fit(65537, 4));
+	KUNIT_EXPECT_TRUE(test, wsx_p_ids_fit(4, 4));
+}
+
+/* A CPU of no node counts in the fallback node; others in their own */
+static void bounds_unknown_node(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, wsx_known_node(NUMA_NO_NODE, 3), 3);
+	KUNIT_EXPECT_EQ(test, wsx_known_node(1, 3), 1);
+	KUNIT_EXPECT_EQ(test, wsx_known_node(0, 3), 0);
+}
+
+/*
+ * An address above 4 GiB is refused where it does not fit a pointer (a
+ * 32-bit kernel) and kept whole where it does.
+ */
+static void bounds_user_addr(struct kunit *test)
+{
+	const u64 high = (1ULL << 32) | 0x1000;
+	void __user *ptr = NULL;
+
+	KUNIT_EXPECT_TRUE(test, wsx_user_addr(0x1000, &ptr));
+	KUNIT_EXPECT_PTR_EQ(test, (void *)ptr, (void *)0x1000);
+	if (BITS_PER_LONG == 32) {
+		KUNIT_EXPECT_FALSE(test, wsx_user_addr(high, &ptr));
+	} else {
+		KUNIT_EXPECT_TRUE(test, wsx_user_addr(high, &ptr));
+		KUNIT_EXPECT_EQ(test, (u64)(uintptr_t)ptr, high);
+	}
+}
+
+/* Node counts at the limit, chains in closed form, depths no tree has */
+static void bounds_spawn_nodes(struct kunit *test)
+{
+	const u64 max = 1 << 22;
+
+	KUNIT_EXPECT_EQ(test, wsx_spawn_nodes(1, 0, max), 1ULL);
+	KUNIT_EXPECT_EQ(test, wsx_spawn_nodes(1, max - 1, max), max);
+	KUNIT_EXPECT_EQ(test, wsx_spawn_nodes(1, max, max), U64_MAX);
+	KUNIT_EXPECT_EQ(test, wsx_spawn_nodes(1, U64_MAX, max), U64_MAX);
+	KUNIT_EXPECT_EQ(test, wsx_spawn_nodes(2, 21, max), max - 1);
+	KUNIT_EXPECT_EQ(test, wsx_spawn_nodes(2, 22, max), U64_MAX);
+	KUNIT_EXPECT_EQ(test, wsx_spawn_nodes(64, 3, max), 266305ULL);
+	KUNIT_EXPECT_EQ(test, wsx_spawn_nodes(64, U64_MAX, max), U64_MAX);
+}
+
 static struct kunit_case wsx_ring_cases[] = {
 	KUNIT_CASE(ring_fifo_full_empty),
 	KUNIT_CASE(ring_len_churning_full_ring),
@@ -582,6 +636,10 @@ static struct kunit_case wsx_ring_cases[] = {
 	KUNIT_CASE(victims_by_distance),
 	KUNIT_CASE(victims_of_the_suite_machine),
 	KUNIT_CASE(victims_of_the_test_machine),
+	KUNIT_CASE(bounds_p_ids),
+	KUNIT_CASE(bounds_unknown_node),
+	KUNIT_CASE(bounds_user_addr),
+	KUNIT_CASE(bounds_spawn_nodes),
 	{}
 };
 
