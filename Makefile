@@ -142,6 +142,18 @@ bench-waste:
 	@scripts/vm-run --tcg-thread multi --cpus $(or $(CPUS),2) --mem 1536 \
 		--timeout 900 --load --add bench/waste.sh -- 'sh /extra/waste.sh'
 
+## bench-latency the longest interrupts-off and preemption-off stretches
+##               while a user asks for wsx's longest timer walks
+##               (bench/latency.sh) on the KASAN debug kernel (its irqsoff
+##               and preemptoff tracers), ITEMS (default 65536) delayed
+##               items; OLD=path/to/wsx.ko adds an older build, same boot
+.PHONY: bench-latency
+bench-latency:
+	@scripts/deps
+	@$(MAKE) --no-print-directory userlib
+	@scripts/bench-build
+	@scripts/bench-latency $(or $(ITEMS),65536) $(OLD)
+
 ## svg           regenerate docs/seeds-timeline.svg from a VM run of the
 ##               seeds' scenario (scripts/timeline-svg)
 .PHONY: svg

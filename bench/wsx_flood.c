@@ -16,6 +16,14 @@
  *	bench/wsx_bench.c uses, with one CRC32C item (64 KiB chunks) and print
  *	"crc bytes=N ns=WALL result=N nodes=N", WALL from before the submit
  *	(which pins the pages) to the completion record
+ *   wsx_flood delayed TOTAL DELAY_MS close|due
+ *	delay TOTAL (at most 65536) NOP items on P0 by DELAY_MS (1 us
+ *	apart), the longest
+ *	walks of a P's timers a user can ask for: then close the session at
+ *	once (its close fires all TOTAL: close) or wait for every record
+ *	(TOTAL fall due together: due), printing
+ *	"delayed mode=M items=N ns=WALL", WALL from the submit's end
+ *	(bench/latency.sh runs it under the irqsoff and preemptoff tracers)
  *
  * Exit status: 0, 1 on a failure, 2 on bad arguments.
  */
@@ -68,7 +76,9 @@ static long reap(int fd, struct wsx_completion *recs, unsigned int min,
 				recs[i].status);
 			return -1;
 		}
-		lat[(*nlat)++] = recs[i].started_ns - recs[i].queued_ns;
+		if (lat)
+			lat[(*nlat)++] = recs[i].started_ns -
+					 recs[i].queued_ns;
 	}
 	return ret;
 }
@@ -198,11 +208,65 @@ static int do_crc(int fd, unsigned long mib)
 	return 0;
 }
 
+static int do_delayed(int fd, unsigned long total, unsigned long delay_ms,
+		      const char *mode)
+{
+	struct wsx_completion *recs;
+	struct wsx_req *reqs;
+	struct wsx_submit sub;
+	unsigned long i, got = 0;
+	__u64 start;
+	long ret;
+
+	if (total > 65536 || (strcmp(mode, "close") && strcmp(mode, "due")))
+		return 2;
+	reqs = calloc(total, sizeof(*reqs));
+	recs = calloc(WSX_WAIT_MAX, sizeof(*recs));
+	if (!reqs || !recs) {
+		perror("calloc");
+		return 1;
+	}
+	for (i = 0; i < total; i++) {
+		reqs[i].op = WSX_OP_NOP;
+		reqs[i].user_data = i;
+		reqs[i].place = WSX_PLACE_P;
+		reqs[i].delay_ns = delay_ms * 1000000ULL + i * 1000;
+	}
+	for (i = 0; i < total; i += sub.count) {
+		memset(&sub, 0, sizeof(sub));
+		sub.items = (uintptr_t)&reqs[i];
+		sub.count = total - i < WSX_SUBMIT_MAX ? total - i :
+			    WSX_SUBMIT_MAX;
+		if (ioctl(fd, WSX_IOC_SUBMIT, &sub) != (int)sub.count) {
+			perror("WSX_IOC_SUBMIT");
+			return 1;
+		}
+	}
+	start = flood_now_ns();
+	if (!strcmp(mode, "close")) {
+		close(fd);
+	} else {
+		while (got < total) {
+			ret = reap(fd, recs, 1, NULL, NULL);
+			if (ret < 0)
+				return 1;
+			got += ret;
+		}
+		close(fd);
+	}
+	printf("delayed mode=%s items=%lu ns=%llu\n", mode, total,
+	       (unsigned long long)(flood_now_ns() - start));
+	free(reqs);
+	free(recs);
+	return 0;
+}
+
 static void bad_args(void)
 {
 	fprintf(stderr, "usage: wsx_flood nop TOTAL BATCH [INFLIGHT [MODE]]\n"
 		"       MODE: ioctl, rings, uring-async, uring-inline\n"
-		"       wsx_flood crc MIB\n");
+		"       wsx_flood crc MIB\n"
+		"       wsx_flood delayed TOTAL DELAY_MS close|due\n");
 	exit(2);
 }
 
@@ -235,6 +299,11 @@ int main(int argc, char **argv)
 		if (!a || a > 1024)
 			bad_args();
 		ret = do_crc(fd, a);
+	} else if (!strcmp(argv[1], "delayed") && argc == 5) {
+		ret = do_delayed(fd, a, strtoul(argv[3], NULL, 0), argv[4]);
+		if (ret == 2)
+			bad_args();
+		return ret;	/* the session is closed */
 	} else {
 		bad_args();
 	}
