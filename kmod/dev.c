@@ -185,6 +185,7 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 			     struct wsx_submit __user *uarg)
 {
 	struct wsx_req __user *ureqs;
+	void __user *uitems;
 	struct wsx_submit sub;
 	struct wsx_req req;
 	u32 i;
@@ -196,8 +197,9 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 		return -EINVAL;
 	if (sub.count > WSX_SUBMIT_MAX)
 		return -E2BIG;
-	if (!wsx_user_addr(sub.items, (void __user **)&ureqs))
+	if (!wsx_user_addr(sub.items, &uitems))
 		return -EFAULT;
+	ureqs = uitems;
 	for (i = 0; i < sub.count; i++) {
 		if (fatal_signal_pending(current)) {
 			err = -EINTR;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wsx fault injection and watermarks (WSX_DEBUG builds only): see fault.h.
+ * wsx fault injection, watermarks and counts (WSX_DEBUG builds only): see
+ * fault.h.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -27,6 +28,18 @@ static const char *const wsx_watermark_names[WSX_NR_WATERMARKS] = {
 };
 
 static atomic_t wsx_watermarks[WSX_NR_WATERMARKS];
+
+static const char *const wsx_count_names[WSX_NR_COUNTS] = {
+	[WSX_COUNT_CURSOR_MOVES] = "cursor_moves",
+};
+
+static atomic_t wsx_counts[WSX_NR_COUNTS];
+
+/* Count one pass of @point; any context. */
+void wsx_count(enum wsx_count_point point)
+{
+	atomic_inc(&wsx_counts[point]);
+}
 
 /* Note @value for @wm: keep the highest; any context. */
 void wsx_watermark(enum wsx_watermark wm, unsigned int value)
@@ -68,19 +81,23 @@ void wsx_fault_sleep(enum wsx_fault_point point)
 }
 
 /*
- * The files of /sys/kernel/debug/wsx/fault/ and watermark/, under @dir
- * (wsx's).
+ * The files of /sys/kernel/debug/wsx/fault/, watermark/ and count/, under
+ * @dir (wsx's).
  */
 void wsx_fault_debugfs_init(struct dentry *dir)
 {
 	struct dentry *fault = debugfs_create_dir("fault", dir);
 	struct dentry *wm = debugfs_create_dir("watermark", dir);
+	struct dentry *count = debugfs_create_dir("count", dir);
 	char name[48];
 	unsigned int i;
 
 	for (i = 0; i < WSX_NR_WATERMARKS; i++)
 		debugfs_create_atomic_t(wsx_watermark_names[i], 0600, wm,
 					&wsx_watermarks[i]);
+	for (i = 0; i < WSX_NR_COUNTS; i++)
+		debugfs_create_atomic_t(wsx_count_names[i], 0600, count,
+					&wsx_counts[i]);
 
 	for (i = 0; i < WSX_NR_FAULTS; i++) {
 		debugfs_create_u32(wsx_fault_names[i], 0600, fault,

@@ -14,10 +14,12 @@
  * /sys/kernel/debug/wsx/fault/<name>_hits: times the place was passed with
  * a delay set.
  *
- * Watermarks, in the same builds only: the most a bounded loop did in one
- * go, so that a test asserts the bound as a count (a count carries over to
+ * Watermarks and counts, in the same builds only: the most a bounded loop
+ * did in one go, and how often a rare path ran, so that a test asserts a
+ * bound, or that it reached the path, as a count (a count carries over to
  * hardware; a time would not).  /sys/kernel/debug/wsx/watermark/<name>:
- * the highest value noted since a test wrote 0 there.
+ * the highest value noted, /sys/kernel/debug/wsx/count/<name>: the times
+ * counted, each since a test wrote 0 there.
  */
 #ifndef _WSX_FAULT_H
 #define _WSX_FAULT_H
@@ -58,13 +60,21 @@ enum wsx_watermark {
 	WSX_NR_WATERMARKS,
 };
 
+enum wsx_count_point {
+	/* wsx_timers_take(): a pop took a paused flush's cursor item */
+	WSX_COUNT_CURSOR_MOVES,
+	WSX_NR_COUNTS,
+};
+
 #ifdef WSX_DEBUG
 void wsx_watermark(enum wsx_watermark wm, unsigned int value);
+void wsx_count(enum wsx_count_point point);
 void wsx_fault(enum wsx_fault_point point);
 void wsx_fault_sleep(enum wsx_fault_point point);
 void wsx_fault_debugfs_init(struct dentry *dir);
 #else
 static inline void wsx_watermark(enum wsx_watermark wm, unsigned int value) { }
+static inline void wsx_count(enum wsx_count_point point) { }
 static inline void wsx_fault(enum wsx_fault_point point) { }
 static inline void wsx_fault_sleep(enum wsx_fault_point point) { }
 static inline void wsx_fault_debugfs_init(struct dentry *dir) { }

@@ -160,7 +160,6 @@ static int __init wsx_init(void)
 
 fail_dev:
 	wsx_debugfs_exit();
-	wsx_sched_unloading();
 	cpuhp_remove_state(wsx_hp_state);
 fail_hp:
 	wsx_monitor_stop();	/* the online callbacks and the Ms kicked it */
@@ -174,7 +173,6 @@ static void __exit wsx_exit(void)
 {
 	wsx_dev_exit();
 	wsx_debugfs_exit();
-	wsx_sched_unloading();
 	cpuhp_remove_state(wsx_hp_state);	/* stops every P */
 	wsx_monitor_stop();
 	wsx_sched_exit();

@@ -1456,25 +1456,12 @@ int wsx_sched_cpu_online(unsigned int cpu)
 	return 0;
 }
 
-/*
- * The last online P keeps its CPU (-EBUSY: the kernel rolls the offline
- * back): with no P online, the items queued and delayed would wait for
- * one forever, and close() with them.  The hotplug lock serializes the
- * callbacks, so nponline cannot change under the check.  Only the module's
- * exit stops the last P (wsx_sched_unloading()).
- */
 int wsx_sched_cpu_offline(unsigned int cpu)
 {
 	struct wsx_p *p = wsx_sched.cpu_p[cpu];
 
 	if (!p)
 		return 0;
-	if (atomic_read(&wsx_sched.nponline) == 1 &&
-	    !READ_ONCE(wsx_sched.unloading)) {
-		pr_info_ratelimited("wsx: CPU %u runs the last online P: it stays online while wsx is loaded\n",
-				    cpu);
-		return -EBUSY;
-	}
 	WRITE_ONCE(p->want_online, false);
 	/*
 	 * The P's holder, or the M it is being handed to, sees want_online:
@@ -1490,12 +1477,6 @@ int wsx_sched_cpu_offline(unsigned int cpu)
 	wait_event(p->ack_wq, !READ_ONCE(p->m_online));
 	atomic_dec(&wsx_sched.nponline);
 	return 0;
-}
-
-/* Before the hotplug state is removed: its offline callbacks stop all Ps */
-void wsx_sched_unloading(void)
-{
-	WRITE_ONCE(wsx_sched.unloading, true);
 }
 
 /* ---- init and exit ---------------------------------------------------- */

@@ -116,7 +116,10 @@ struct wsx_p {
 	spinlock_t tlock;			/* T: the delayed items */
 	struct timerqueue_head timers;		/* T: by due time */
 	unsigned int ntimers;			/* T, read racily */
-	/* T: the item a flush resumes at; NULL once a pop took it */
+	/*
+	 * T: the item a paused flush resumes at; a pop that takes it moves
+	 * it on to the next (NULL: none left), see timers.c's "Bounds"
+	 */
 	struct timerqueue_node *tcursor;
 	struct hrtimer hrt;			/* armed for the earliest */
 
@@ -220,13 +223,6 @@ struct wsx_sched {
 	atomic_t nmspinning ____cacheline_aligned_in_smp; /* A */
 	atomic_t npidle;			/* A */
 	atomic_t nponline;			/* A */
-	/*
-	 * Set by the module's exit (and a failed init) before it removes
-	 * the hotplug state, whose offline callbacks then stop every P, the
-	 * last one too (wsx_sched_cpu_offline()); read by those callbacks,
-	 * which run after it under the hotplug lock.
-	 */
-	bool unloading;
 	unsigned long *pidle;			/* A: bit per idle P */
 };
 
@@ -245,7 +241,6 @@ int wsx_sched_init(const struct wsx_sched_params *params);
 void wsx_sched_exit(void);
 int wsx_sched_cpu_online(unsigned int cpu);
 int wsx_sched_cpu_offline(unsigned int cpu);
-void wsx_sched_unloading(void);
 
 void wsx_sched_reset_stats(void);
 

@@ -26,13 +26,20 @@
  * due (up to max_inflight of them, all at once), so no walk of the timers
  * is as long as they are: a hold of tlock (interrupts off) looks at or
  * takes at most WSX_TIMERS_BATCH items, and one run of the hrtimer queues
- * at most that many, re-arming itself at once for the rest, so that other
- * softirqs and tasks run between batches.  wsx_timers_flush() walks a P's
- * timers in batches and resumes at the item it stopped before, kept in
- * p->tcursor while tlock is dropped: the only thing that can take that
- * item meanwhile is a pop of due items (flushes are serialized), which
- * takes the earliest items first, so when the cursor is gone every item
- * before it is gone too and the walk resumes from the earliest.
+ * at most that many.  After a full batch it re-arms for a time after the
+ * softirq's own clock read (hrtimer_run_queues() runs, in one pass, every
+ * timer due by then, re-armed ones too), so the rest come in the next
+ * pass, a softirq raise later, with other softirqs and, past softirq's
+ * restart limit, ksoftirqd between.
+ *
+ * wsx_timers_flush() walks a P's timers in batches and resumes at the
+ * item it stopped before, kept in p->tcursor while tlock is dropped.
+ * Flushes are serialized, so the only thing that can take that item
+ * meanwhile is a pop of due items; wsx_timers_take() then moves the
+ * cursor on to the item after it, which the flush has not looked at
+ * either, so the walk always goes forward and ends.  Items added while
+ * tlock is dropped are other sessions' (a closing session adds none),
+ * and the walk may or may not meet them: either is right.
  */
 #include <linux/hrtimer.h>
 #include <linux/module.h>
@@ -45,6 +52,8 @@
 
 /* Items looked at or taken in one hold of tlock, queued by one hrtimer run */
 #define WSX_TIMERS_BATCH	64
+/* After a full batch the hrtimer fires again this long from now at least */
+#define WSX_TIMERS_REARM_NS	1000
 
 /* One flush at a time: each P has one cursor (p->tcursor) */
 static DEFINE_MUTEX(wsx_timers_flush_lock);
@@ -54,14 +63,18 @@ static struct wsx_item *wsx_item_of(struct timerqueue_node *node)
 	return container_of(node, struct wsx_item, tnode);
 }
 
-/* Under p->tlock: (re)arm @p's hrtimer for its earliest item, if any. */
-static void wsx_timers_arm(struct wsx_p *p)
+/*
+ * Under p->tlock: (re)arm @p's hrtimer for its earliest item, if any, and
+ * not before @not_before.
+ */
+static void wsx_timers_arm(struct wsx_p *p, ktime_t not_before)
 {
 	struct timerqueue_node *first = timerqueue_getnext(&p->timers);
 
 	lockdep_assert_held(&p->tlock);
 	if (first)
-		hrtimer_start(&p->hrt, first->expires, HRTIMER_MODE_ABS_SOFT);
+		hrtimer_start(&p->hrt, max(first->expires, not_before),
+			      HRTIMER_MODE_ABS_SOFT);
 }
 
 /* Queue the items of @chain (linked through lnode): they are due. */
@@ -83,8 +96,11 @@ static void wsx_timers_take(struct wsx_p *p, struct wsx_item *item,
 			    struct llist_node **chain)
 {
 	lockdep_assert_held(&p->tlock);
-	if (p->tcursor == &item->tnode)
-		p->tcursor = NULL;	/* a flush resumes from the earliest */
+	if (p->tcursor == &item->tnode) {
+		/* a paused flush goes on with the next */
+		p->tcursor = timerqueue_iterate_next(&item->tnode);
+		wsx_count(WSX_COUNT_CURSOR_MOVES);
+	}
 	timerqueue_del(&p->timers, &item->tnode);
 	WRITE_ONCE(p->ntimers, p->ntimers - 1);
 	/* tnode and lnode share memory: tnode is free from here on */
@@ -129,6 +145,7 @@ static enum hrtimer_restart wsx_timers_fire(struct hrtimer *hrt)
 {
 	struct wsx_p *p = container_of(hrt, struct wsx_p, hrt);
 	struct llist_node *chain = wsx_timers_pop_due(p), *node;
+	ktime_t not_before = 0;
 	unsigned int n = 0;
 	unsigned long flags;
 
@@ -136,8 +153,11 @@ static enum hrtimer_restart wsx_timers_fire(struct hrtimer *hrt)
 		n++;
 	wsx_watermark(WSX_WM_FIRE_ITEMS, n);
 	wsx_timers_deliver(chain);
+	/* a full batch: the rest in the next pass (see "Bounds") */
+	if (n == WSX_TIMERS_BATCH)
+		not_before = ktime_add_ns(ktime_get(), WSX_TIMERS_REARM_NS);
 	spin_lock_irqsave(&p->tlock, flags);
-	wsx_timers_arm(p);
+	wsx_timers_arm(p, not_before);
 	spin_unlock_irqrestore(&p->tlock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -188,7 +208,7 @@ int wsx_queue_after(struct wsx_item *item, enum wsx_where where,
 	spin_lock_irqsave(&heap->tlock, flags);
 	WRITE_ONCE(heap->ntimers, heap->ntimers + 1);
 	if (timerqueue_add(&heap->timers, &item->tnode))
-		wsx_timers_arm(heap);	/* the new earliest */
+		wsx_timers_arm(heap, 0);	/* the new earliest */
 	spin_unlock_irqrestore(&heap->tlock, flags);
 	return 0;
 }
@@ -209,7 +229,7 @@ static void wsx_timers_flush_p(struct wsx_p *p, const bool *cancel)
 	lockdep_assert_held(&wsx_timers_flush_lock);
 	spin_lock_irqsave(&p->tlock, flags);
 	node = timerqueue_getnext(&p->timers);
-	while (node) {
+	for (;;) {
 		chain = NULL;
 		for (n = 0; node && n < WSX_TIMERS_BATCH; node = next, n++) {
 			next = timerqueue_iterate_next(node);
@@ -220,14 +240,14 @@ static void wsx_timers_flush_p(struct wsx_p *p, const bool *cancel)
 		p->tcursor = node;
 		spin_unlock_irqrestore(&p->tlock, flags);
 		wsx_timers_deliver(llist_reverse_order(chain));
+		if (!node)
+			return;
 		wsx_fault_sleep(WSX_FAULT_FLUSH_BETWEEN_BATCHES);
 		cond_resched();
 		spin_lock_irqsave(&p->tlock, flags);
-		if (node && !p->tcursor)	/* popped: so is all before it */
-			node = timerqueue_getnext(&p->timers);
+		node = p->tcursor;	/* perhaps moved on by a pop */
 		p->tcursor = NULL;
 	}
-	spin_unlock_irqrestore(&p->tlock, flags);
 }
 
 /**

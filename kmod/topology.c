@@ -39,13 +39,13 @@
 #include "wsx_order.h"
 #include "wsx_victims.h"
 
-/* Node index of kernel node @nid among the Ps' nodes. */
 /* @p's CPU's node; a CPU of no node counts in the first online node */
 static int wsx_p_node(const struct wsx_p *p)
 {
 	return wsx_known_node(cpu_to_node(p->cpu), first_online_node);
 }
 
+/* Node index of kernel node @nid among the Ps' nodes. */
 static unsigned int wsx_node_index(int nid)
 {
 	unsigned int i;

@@ -600,7 +600,7 @@ static void bounds_user_addr(struct kunit *test)
 	void __user *ptr = NULL;
 
 	KUNIT_EXPECT_TRUE(test, wsx_user_addr(0x1000, &ptr));
-	KUNIT_EXPECT_PTR_EQ(test, (void *)ptr, (void *)0x1000);
+	KUNIT_EXPECT_PTR_EQ(test, (__force void *)ptr, (void *)0x1000);
 	if (BITS_PER_LONG == 32) {
 		KUNIT_EXPECT_FALSE(test, wsx_user_addr(high, &ptr));
 	} else {

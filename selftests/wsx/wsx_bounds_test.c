@@ -6,19 +6,22 @@
  * with interrupts off) and the due items one run of its hrtimer (a
  * softirq) queued; a release build has none and says SKIP.
  *
- * flush_hold_bounded: sessions A and B each delay NITEMS NOPs on P0, their
- * items interleaved in P0's timers, B's due first.  Closing A must fire
- * all of A's items at once (A's close returns before any of them falls
- * due, and exactly NITEMS jobs are counted cancelled) and none of B's,
- * looking at no more than BATCH items per hold of the lock.  The walk
- * that took the lock once for the whole P looked at all 2 x NITEMS.
+ * flush_hold_bounded: sessions A and B each delay NITEMS NOPs on P0 by
+ * about 10 s, in alternating chunks, so that their items interleave in
+ * P0's timers.  Closing A must fire all of A's items at once (exactly
+ * NITEMS jobs are counted cancelled, and A's close returns before any of
+ * them falls due) and none of B's (B has no record yet; closing B then
+ * cancels all NITEMS of its own), looking at no more than BATCH items per
+ * hold of the lock.  The walk that took the lock once for the whole P
+ * looked at all 2 x NITEMS at once.
  *
- * flush_resumes_after_pops: as flush_hold_bounded, with B's items due
- * while A's close walks them, and the flush_between_batches fault point
- * sleeping 20 ms between two holds: B's items fall due and are popped
- * meanwhile, the item the flush stopped before among them, so the walk
- * resumes from the earliest.  Every one of A's items is still fired by
- * the flush, and every one of B's runs once, in its time.
+ * flush_resumes_after_pops: A delays 256 NOPs by about 10 s, B 128 NOPs by
+ * 500 ms; then A closes with the flush_between_batches fault point
+ * sleeping 1 s between two holds.  B's items come first in P0's timers
+ * and fall due during the first pause, so a pop takes the item the flush
+ * stopped before, and the flush goes on from the item after it (the
+ * count cursor_moves).  Every one of A's items is still fired by the
+ * flush, and every one of B's runs once, in its time.
  *
  * due_batch_bounded: NITEMS NOPs on P0, all due at about the same time.
  * Each runs once, none before its time, and no hold of the lock took more
@@ -57,15 +60,35 @@ static int watermarks_reset(void)
 	return wsx_test_write_file(WM_DIR "/fire_items", "0");
 }
 
-/* Delay @n NOPs on P0 by @delay_ns + i us each; 0 or -errno. */
-static int delay_nops(int fd, __u64 delay_ns, size_t n)
+static long count(const char *name)
+{
+	char path[128], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/wsx/count/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * Delay NOPs @first .. @first + @n - 1 on P0, NOP i by @delay_ns + i x
+ * @step_ns; 0 or -1.
+ */
+static int delay_nops(int fd, __u64 delay_ns, __u64 step_ns, size_t first,
+		      size_t n)
 {
 	static struct wsx_req reqs[NITEMS];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		reqs[i] = wsx_test_req(WSX_OP_NOP, i, WSX_PLACE_P, 0, 0, 0, 0);
-		reqs[i].delay_ns = delay_ns + i * 1000;
+		reqs[i] = wsx_test_req(WSX_OP_NOP, first + i, WSX_PLACE_P, 0,
+				       0, 0, 0);
+		reqs[i].delay_ns = delay_ns + (first + i) * step_ns;
 	}
 	return wsx_test_submit(fd, reqs, n, NULL) == (long)n ? 0 : -1;
 }
@@ -97,16 +120,16 @@ FIXTURE_TEARDOWN(bounds)
 TEST_F(bounds, flush_hold_bounded)
 {
 	static struct wsx_completion recs[NITEMS];
-	const __u64 a_delay = 9000000000ULL, b_delay = 3000000000ULL;
+	const __u64 delay = 9900000000ULL, step = 40000;
 	long long cancelled;
 	__u64 t0, t1;
-	size_t got = 0;
+	size_t i;
 
-	/* B's first, then A's and B's halves interleaved in time order */
-	ASSERT_EQ(0, delay_nops(self->b, b_delay, NITEMS / 2));
 	t0 = wsx_test_now_ns();
-	ASSERT_EQ(0, delay_nops(self->a, a_delay, NITEMS));
-	ASSERT_EQ(0, delay_nops(self->b, a_delay, NITEMS / 2));
+	for (i = 0; i < NITEMS; i += 256) {
+		ASSERT_EQ(0, delay_nops(self->a, delay, step, i, 256));
+		ASSERT_EQ(0, delay_nops(self->b, delay, step, i, 256));
+	}
 	cancelled = wsx_test_global_stat("cancelled");
 	ASSERT_GE(cancelled, 0);
 	ASSERT_EQ(0, watermarks_reset());
@@ -115,71 +138,61 @@ TEST_F(bounds, flush_hold_bounded)
 	t1 = wsx_test_now_ns();
 	EXPECT_EQ(cancelled + NITEMS, wsx_test_global_stat("cancelled"));
 	/* fired by the flush, not by their hrtimer */
-	EXPECT_LT(t1, t0 + a_delay);
-	TH_LOG("closing A: %ld items at most in one hold, %.1f ms",
+	EXPECT_LT(t1, t0 + delay);
+	TH_LOG("closing A: %ld items at most in one hold, %.1f ms from the first submit",
 	       watermark("tlock_items"), (t1 - t0) / 1e6);
 	EXPECT_LE(watermark("tlock_items"), BATCH);
 	EXPECT_GE(watermark("tlock_items"), 1);
-	/* B's items are still delayed, and all of them run in their time */
+	/* B's items are all still delayed: its close cancels them all */
 	EXPECT_EQ(-ETIMEDOUT, wsx_test_wait(self->b, recs, NITEMS, 1, 0));
-	while (got < NITEMS) {
-		long r = wsx_test_wait(self->b, recs, NITEMS, 1,
-				       30LL * 1000000000);
-
-		ASSERT_GT(r, 0);
-		for (long i = 0; i < r; i++) {
-			EXPECT_EQ(0, recs[i].status);
-			EXPECT_GE(recs[i].started_ns - recs[i].queued_ns,
-				  b_delay);
-		}
-		got += r;
-	}
+	close(self->b);
+	self->b = -1;
+	EXPECT_EQ(cancelled + 2 * NITEMS, wsx_test_global_stat("cancelled"));
+	EXPECT_LT(wsx_test_now_ns(), t0 + delay);
 }
 
 TEST_F(bounds, flush_resumes_after_pops)
 {
 	static struct wsx_completion recs[NITEMS];
 	static unsigned char seen[NITEMS];
-	const __u64 a_delay = 9000000000ULL, b_delay = 200000000ULL;
+	const __u64 a_delay = 9900000000ULL, b_delay = 500000000ULL;
+	const size_t na = 256, nb = 128;
 	long long cancelled;
-	__u64 t0, t1;
 	size_t got = 0;
+	__u64 t0, t1;
 
 	if (!wsx_test_have_faults())
 		SKIP(return, "no fault points: a release build");
 	memset(seen, 0, sizeof(seen));
-	/* B's items 100 us apart: due over 200 ms .. 300 ms from now */
-	for (size_t i = 0; i < NITEMS / 2; i++) {
-		struct wsx_req req = wsx_test_req(WSX_OP_NOP, i, WSX_PLACE_P,
-						  0, 0, 0, 0);
-
-		req.delay_ns = b_delay + i * 100000;
-		ASSERT_EQ(1, wsx_test_submit(self->b, &req, 1, NULL));
-	}
 	t0 = wsx_test_now_ns();
-	ASSERT_EQ(0, delay_nops(self->a, a_delay, NITEMS));
+	ASSERT_EQ(0, delay_nops(self->a, a_delay, 1000, 0, na));
+	ASSERT_EQ(0, delay_nops(self->b, b_delay, 10000, 0, nb));
 	cancelled = wsx_test_global_stat("cancelled");
 	ASSERT_GE(cancelled, 0);
-	ASSERT_EQ(0, wsx_test_fault_set("flush_between_batches", "20000"));
+	ASSERT_EQ(0, wsx_test_write_file("/sys/kernel/debug/wsx/count/cursor_moves",
+					 "0"));
+	ASSERT_EQ(0, wsx_test_fault_set("flush_between_batches", "1000000"));
 	close(self->a);
 	self->a = -1;
 	t1 = wsx_test_now_ns();
 	EXPECT_EQ(0, wsx_test_fault_set("flush_between_batches", "0"));
-	EXPECT_EQ(cancelled + NITEMS, wsx_test_global_stat("cancelled"));
+	EXPECT_EQ(cancelled + (long long)na,
+		  wsx_test_global_stat("cancelled"));
 	EXPECT_LT(t1, t0 + a_delay);
-	EXPECT_GT(wsx_test_fault_hits("flush_between_batches"), 0);
-	TH_LOG("closing A took %.1f ms", (t1 - t0) / 1e6);
-	while (got < NITEMS / 2) {
+	EXPECT_GE(count("cursor_moves"), 1);
+	TH_LOG("closing A took %.1f ms; the cursor moved %ld times",
+	       (t1 - t0) / 1e6, count("cursor_moves"));
+	while (got < nb) {
 		long r = wsx_test_wait(self->b, recs, NITEMS, 1,
 				       30LL * 1000000000);
 
 		ASSERT_GT(r, 0);
 		for (long i = 0; i < r; i++) {
-			ASSERT_LT(recs[i].user_data, NITEMS / 2);
+			ASSERT_LT(recs[i].user_data, nb);
 			EXPECT_EQ(0, seen[recs[i].user_data]++);
 			EXPECT_EQ(0, recs[i].status);
 			EXPECT_GE(recs[i].started_ns - recs[i].queued_ns,
-				  b_delay + recs[i].user_data * 100000);
+				  b_delay + recs[i].user_data * 10000);
 		}
 		got += r;
 	}
@@ -195,7 +208,7 @@ TEST_F(bounds, due_batch_bounded)
 	memset(seen, 0, sizeof(seen));
 	ASSERT_EQ(0, watermarks_reset());
 	/* 1 us apart: all due within 2 ms, most before the hrtimer runs */
-	ASSERT_EQ(0, delay_nops(self->a, delay, NITEMS));
+	ASSERT_EQ(0, delay_nops(self->a, delay, 1000, 0, NITEMS));
 	while (got < NITEMS) {
 		long r = wsx_test_wait(self->a, recs, NITEMS, 1,
 				       30LL * 1000000000);
