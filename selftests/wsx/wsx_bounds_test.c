@@ -60,7 +60,7 @@ static int watermarks_reset(void)
 	return wsx_test_write_file(WM_DIR "/fire_items", "0");
 }
 
-static long count(const char *name)
+static long debug_count(const char *name)
 {
 	char path[128], buf[32] = "";
 	FILE *f;
@@ -179,9 +179,9 @@ TEST_F(bounds, flush_resumes_after_pops)
 	EXPECT_EQ(cancelled + (long long)na,
 		  wsx_test_global_stat("cancelled"));
 	EXPECT_LT(t1, t0 + a_delay);
-	EXPECT_GE(count("cursor_moves"), 1);
+	EXPECT_GE(debug_count("cursor_moves"), 1);
 	TH_LOG("closing A took %.1f ms; the cursor moved %ld times",
-	       (t1 - t0) / 1e6, count("cursor_moves"));
+	       (t1 - t0) / 1e6, debug_count("cursor_moves"));
 	while (got < nb) {
 		long r = wsx_test_wait(self->b, recs, NITEMS, 1,
 				       30LL * 1000000000);
