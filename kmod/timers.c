@@ -27,19 +27,24 @@
  * is as long as they are: a hold of tlock (interrupts off) looks at or
  * takes at most WSX_TIMERS_BATCH items, and one run of the hrtimer queues
  * at most that many.  After a full batch it re-arms for a time after the
- * softirq's own clock read (hrtimer_run_queues() runs, in one pass, every
- * timer due by then, re-armed ones too), so the rest come in the next
- * pass, a softirq raise later, with other softirqs and, past softirq's
- * restart limit, ksoftirqd between.
+ * softirq's own clock read (the soft pass, __hrtimer_run_queues() from
+ * hrtimer_run_softirq(), runs every timer due by then, re-armed ones too),
+ * so the rest come in the next pass, a softirq raise later, with other
+ * softirqs and, past softirq's restart limit, ksoftirqd between.  (With
+ * low-resolution timers that next pass is the next tick's: 64 items per
+ * tick per P, and thieves take due items of a busy P meanwhile.)
  *
  * wsx_timers_flush() walks a P's timers in batches and resumes at the
  * item it stopped before, kept in p->tcursor while tlock is dropped.
  * Flushes are serialized, so the only thing that can take that item
  * meanwhile is a pop of due items; wsx_timers_take() then moves the
  * cursor on to the item after it, which the flush has not looked at
- * either, so the walk always goes forward and ends.  Items added while
- * tlock is dropped are other sessions' (a closing session adds none),
- * and the walk may or may not meet them: either is right.
+ * either, so the walk only goes forward.  It ends at the first item due
+ * after the last one there was when it started: a closing session adds
+ * no items, so all of its items are due by then, and other sessions'
+ * items added later, however many, cannot keep it walking.  Items added
+ * while tlock is dropped are other sessions', and the walk may or may not
+ * meet them: either is right (models/timers.pml).
  */
 #include <linux/hrtimer.h>
 #include <linux/module.h>
@@ -138,8 +143,8 @@ struct llist_node *wsx_timers_pop_due(struct wsx_p *p)
 }
 
 /*
- * A batch of due items, then the hrtimer again for the earliest left: at
- * once if it is due already (the rest of a large batch).
+ * A batch of due items, then the hrtimer again for the earliest left; after
+ * a full batch, not before the next pass (see "Bounds").
  */
 static enum hrtimer_restart wsx_timers_fire(struct hrtimer *hrt)
 {
@@ -223,15 +228,23 @@ static void wsx_timers_flush_p(struct wsx_p *p, const bool *cancel)
 {
 	struct timerqueue_node *node, *next;
 	struct llist_node *chain;
+	struct rb_node *last;
 	unsigned int n;
 	unsigned long flags;
+	ktime_t end;
 
 	lockdep_assert_held(&wsx_timers_flush_lock);
 	spin_lock_irqsave(&p->tlock, flags);
+	last = rb_last(&p->timers.rb_root.rb_root);
+	end = last ? rb_entry(last, struct timerqueue_node, node)->expires : 0;
 	node = timerqueue_getnext(&p->timers);
 	for (;;) {
 		chain = NULL;
 		for (n = 0; node && n < WSX_TIMERS_BATCH; node = next, n++) {
+			if (node->expires > end) {
+				node = NULL;	/* added since: not ours */
+				break;
+			}
 			next = timerqueue_iterate_next(node);
 			if (wsx_item_of(node)->job->cancel == cancel)
 				wsx_timers_take(p, wsx_item_of(node), &chain);
