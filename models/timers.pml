@@ -12,16 +12,27 @@
  * a take frees and a later insert may reuse; sess[] is its job's session
  * (the cancel flag a flush compares).  A hold of tlock is one step.
  *
+ * Keys are not numbers here, only their order (the queue's) and, while a
+ * flush runs, on which side of its END they are: past[s], the item's key
+ * is greater than END.  The items keyed <= END are a prefix of the queue.
+ *
  * The flush (process flusher; wsx_timers_flush_p() under
  * wsx_timers_flush_lock, a lock here) of session S, closing, which
- * submits nothing any more: in one hold it visits up to BATCH nodes from
- * its node on (the earliest at first), each time reading the next node
- * before it takes the visited one if it is S's (wsx_timers_take()), then
- * stores the next unvisited node in tcursor and lets go of tlock.  In the
- * next hold it starts from the earliest if tcursor is NULL (the node was
- * taken meanwhile: wsx_timers_take() clears tcursor when it takes that
- * node), else at its node; it clears tcursor and visits the next batch.
- * It ends after the hold that walked off the end.
+ * submits nothing any more: in its first hold it records END, the key of
+ * the last node (every item then in the set is keyed <= END: past[]
+ * cleared; no node, nothing to do), and starts at the earliest.  In each
+ * hold it visits up to BATCH nodes from its node on; it stops at the
+ * first node keyed past END (the walk is over: all of S's items are
+ * keyed <= END); at each node it reads the next one, then takes the
+ * visited one if it is S's (wsx_timers_take()).  It stores the next
+ * unvisited node in tcursor (NIL when the walk is over) and lets go of
+ * tlock.  In the next hold it continues at tcursor, which a pop may have
+ * moved on meanwhile (NIL: the walk is over), and sets tcursor to NIL.
+ * It ends after the hold whose walk was over.
+ *
+ * wsx_timers_take() of the node tcursor names moves tcursor to its
+ * successor in the queue (read before the node leaves it; NIL if none):
+ * the first node the flush has not visited either.
  *
  * A pop (process popper: the hrtimer's wsx_timers_fire() and thieves,
  * each a wsx_timers_pop_due() in one hold) takes 1 .. BATCH items from
@@ -33,61 +44,78 @@
  *
  * An insert (process inserter: wsx_queue_after() of another session's
  * item) reuses any free slot (a taken item's memory, S's too: it was
- * queued, ran cancelled and was freed) and puts it at any position: its
- * key is a now read before tlock plus any delay, so it goes before the
- * items due later, and even among due items whose keys are above its
- * stale now; an equal key goes after the existing ones, which is one of
- * the positions.  NINS inserts in all, or (-DCHURN) without end.
+ * queued, ran cancelled and was freed) and puts it at any position its
+ * key allows: its key is a now read before tlock plus any delay, so it
+ * goes before the items due later, and even among due items whose keys
+ * are above its stale now; an equal key goes after the existing ones,
+ * which is one of the positions.  While a flush has an END, the insert's
+ * key is either <= END (anywhere among the items keyed <= END, also
+ * after the last of them: a key equal to END) or past END (anywhere
+ * among the items keyed past END, also before the first of them).  NINS
+ * inserts in all, or (-DCHURN) without end.
+ *
+ * -DCHURN: inserts and pops without end, and the clock (process clock)
+ * in so far as it limits inserts: a key <= END needs a now <= END, and
+ * time passes END.  The clock's one step in each flush (weak fairness
+ * makes it) is the point from which every insert is keyed past END: the
+ * last insert whose now, read before tlock, was <= END is done (each
+ * inserter has at most one such stale now once time is past END).
+ * -DNOCLOCK leaves the clock out: inserts keyed <= END without end (the
+ * clock never passes END, or END is far ahead).
  *
  * Checked (scripts/check-models):
- *  (a) the flush visits only nodes in the set (no use after free), and a
- *      flush that continues at its saved node continues at the item it
- *      saved, not at a freed and reused slot (ghost gone[]);
+ *  (a) the flush visits only nodes in the set (no use after free), and
+ *      it continues at the item tcursor names, not at a freed and reused
+ *      slot (ghost tgone: the node in tcursor left the set while
+ *      tcursor named it);
  *  (b) when a flush ends, no item of its session is in the set;
  *  (c) a flush takes only its session's items: it compares the session
  *      of the item at a node in the set, so this holds once (a) does (the
  *      assertion at the take restates it);
- *  (d) ltl done: every flush ends, with NINS finite inserts, without
- *      fairness;
+ *  (d) ltl done: every flush ends: with NINS finite inserts, without
+ *      fairness; with -DCHURN, under weak fairness (fair:done): the END
+ *      bound leaves the walk only the inserts keyed <= END, which end
+ *      when the clock passes END;
  *  (e) a flush visits no item twice (visited[], a bit per slot, cleared
- *      when the slot is reused): after a restart from the earliest it
- *      meets only items inserted since, because a pop that took the
- *      cursor took every item before it (the "Bounds" argument); so a
- *      flush visits at most the items in the set while it runs.
- *      -DNOBOUND leaves (e) out.
+ *      when the slot is reused): the walk only goes forward in due-time
+ *      order, and a pop that takes the cursor moves it to the node after,
+ *      which the flush has not visited either; so a flush visits at most
+ *      the items in the set while it runs.  -DNOBOUND leaves (e) out.
  *  -DTWO: two sessions close, their flushes serialized by the mutex.
- *  -DCHURN: other sessions insert without end (and pops take without
- *      end); (a)-(c) and (e) still hold, but the flush need not end, even
- *      under weak fairness: inserts past its cursor keep the end of the
- *      walk ahead of it (BATCH 1: it visits x, its cursor y; a pop takes
- *      x; x's memory is queued after y; it visits y, its cursor x; ...).
- *      The case fair:done must find that acceptance cycle.
  *
  * Variants (must fail):
- *   BUG_NO_CURSOR_CLEAR  wsx_timers_take() does not clear tcursor: the
- *                        flush continues at a node a pop took (freed, or
- *                        freed and reused).  BATCH 1: S's first item
- *                        taken, the cursor the next; a pop takes it.
+ *   BUG_NO_CURSOR_MOVE   wsx_timers_take() leaves tcursor naming the node
+ *                        it takes: the flush continues at a freed node (or
+ *                        a freed and reused one).  BATCH 1: S's first
+ *                        item taken, the cursor the next; a pop takes it.
  *   BUG_RESUME_NEXT      the flush continues at its saved next node
  *                        without the cursor protocol (the walk of an
  *                        rbtree across an unlock): the same trail.
- *   BUG_UNSERIALIZED     (-DNOBOUND) two flushes (sessions 1 and 2) at
+ *   BUG_UNSERIALIZED     (-DNINS=0) two flushes (sessions 1 and 2) at
  *                        once without wsx_timers_flush_lock, sharing
- *                        tcursor.  BATCH 1, items [2, 1, 2, 2]: flush 2
+ *                        tcursor: one overwrites the cursor the other
+ *                        stored.  BATCH 1, items [2, 2, 2, 2]: flush 2
  *                        takes the first, its cursor the second; flush 1
- *                        takes that one (tcursor cleared), then stores its
- *                        own cursor; flush 2 finds tcursor set and
- *                        continues at its node, freed.  (With (e) kept,
- *                        pan first finds a harmless double visit: a
- *                        flush's relock clears the other's cursor, which
- *                        restarts from the earliest.)
-
+ *                        visits the second, then the third, its cursor the
+ *                        fourth; flush 2 continues there, takes it and
+ *                        ends with the second and third left (b).  (One
+ *                        past[] for both, each flush's END clearing it:
+ *                        with inserts it would not tell two ENDs apart.)
+ *   BUG_NO_END           (-DCHURN, fair:done) no END bound: the walk goes
+ *                        to the end of the queue (the code as of
+ *                        b50c463), and inserts past its cursor keep the
+ *                        end ahead of it: BATCH 1, it visits x, its cursor
+ *                        y; a pop takes x; x's memory is queued after y;
+ *                        it visits y, its cursor x; ...  An acceptance
+ *                        cycle.  -DNOCLOCK without BUG_NO_END is the
+ *                        same cycle with keys <= END.
+ *
  * Sequential consistency: every access to the queue and tcursor is under
  * tlock; the mutex orders the flushes.
  */
 
 #ifndef NSLOT
-#define NSLOT	5	/* items' memory (at most 8: visited[] is a byte) */
+#define NSLOT	5	/* items' memory: 4 .. 6 (FREE, inserter()) */
 #endif
 #ifndef NINIT
 #define NINIT	4	/* items queued when the flush begins */
@@ -105,33 +133,39 @@
 #endif
 
 #define NIL	255
+#define GOING	254	/* a flush's node between holds: not NIL */
 #define OTHER	0	/* a session that does not close */
 
 byte q[NSLOT];		/* the timerqueue, earliest first: slots */
 byte qlen;
 byte sess[NSLOT];	/* the item's session (its job's cancel flag) */
 bool inset[NSLOT];	/* the slot is an item in the set */
+bool past[NSLOT];	/* the item is keyed past the running flush's END */
+bool hasend;		/* a flush has recorded its END */
+bool pastend;		/* the clock is past END (-DCHURN) */
 byte tcursor = NIL;	/* p->tcursor */
+bool tgone;		/* ghost: tcursor's node left the set, tcursor kept */
 bool flushing;		/* wsx_timers_flush_lock */
 byte fnode[NF];		/* each flush's node (wsx_timers_flush_p()'s) */
 bool gone[NF];		/* ghost: fnode[f] taken since its flush saved it */
 byte visited[NF];	/* ghost: the items a flush visited, a bit per slot */
 byte nflushed;		/* flushes ended */
 
-/* wsx_timers_take(): @s leaves the set; @i scratch */
+/* wsx_timers_take(): @s, at q[@i], leaves the set; @i scratch */
 inline take(s, i)
 {
-#ifndef BUG_NO_CURSOR_CLEAR
 	if
-	:: tcursor == s -> tcursor = NIL
+	:: tcursor == s ->
+#ifndef BUG_NO_CURSOR_MOVE
+		if	/* timerqueue_iterate_next() */
+		:: i + 1 < qlen -> tcursor = q[i + 1]
+		:: else -> tcursor = NIL
+		fi
+#else
+		tgone = true
+#endif
 	:: else
 	fi;
-#endif
-	i = 0;
-	do
-	:: q[i] == s -> break
-	:: else -> i++
-	od;
 	do
 	:: i + 1 < qlen -> q[i] = q[i + 1]; i++
 	:: else -> break
@@ -139,6 +173,7 @@ inline take(s, i)
 	qlen--;
 	q[qlen] = NIL;
 	inset[s] = false;
+	past[s] = false;
 	i = 0;
 	do
 	:: i < NF ->
@@ -153,8 +188,8 @@ inline take(s, i)
 }
 
 /*
- * One hold of a flush after its node is chosen: visit up to BATCH nodes,
- * taking @me's, then store the next one in tcursor.
+ * One hold of a flush after its node is chosen: visit up to BATCH nodes
+ * keyed <= END, taking @me's, then store the next one in tcursor.
  */
 inline batch(f, me, n, s, i, nx)
 {
@@ -167,6 +202,12 @@ inline batch(f, me, n, s, i, nx)
 		:: !inset[s] -> fnode[f] = NIL; break	/* for pan -i */
 		:: else
 		fi;
+#ifndef BUG_NO_END
+		if
+		:: past[s] -> fnode[f] = NIL; break	/* past END: over */
+		:: else
+		fi;
+#endif
 #ifndef NOBOUND
 		assert((visited[f] & (1 << s)) == 0);	/* (e) */
 #endif
@@ -191,7 +232,14 @@ inline batch(f, me, n, s, i, nx)
 	:: else -> break
 	od;
 	tcursor = fnode[f];
+	tgone = false;
 	gone[f] = false;
+#ifndef BUG_RESUME_NEXT
+	if	/* the flush keeps only whether its walk is over */
+	:: fnode[f] != NIL -> fnode[f] = GOING
+	:: else
+	fi;
+#endif
 	n = 0; s = 0; i = 0; nx = 0
 }
 
@@ -204,8 +252,12 @@ proctype flusher(byte f)
 #endif
 	d_step {	/* the first hold */
 		if
-		:: qlen > 0 -> fnode[f] = q[0]	/* timerqueue_getnext() */
-		:: else -> fnode[f] = NIL
+		:: qlen > 0 ->
+			fnode[f] = q[0];	/* timerqueue_getnext() */
+			/* END: the last node's key; past[] is all clear */
+			hasend = true;
+			pastend = false
+		:: else -> fnode[f] = NIL	/* nothing to do */
 		fi;
 		batch(f, me, n, s, i, nx)
 	}
@@ -215,17 +267,10 @@ proctype flusher(byte f)
 	:: fnode[f] != NIL ->
 		d_step {
 #ifndef BUG_RESUME_NEXT
-			if
-			:: tcursor == NIL ->	/* taken: resume from the earliest */
-				if
-				:: qlen > 0 -> fnode[f] = q[0]
-				:: else -> fnode[f] = NIL
-				fi
-			:: else ->
-				assert(!gone[f])	/* (a): the item it saved */
-			fi;
+			assert(!tgone);		/* (a): the item it names */
+			fnode[f] = tcursor;	/* perhaps moved on by a pop */
 #else
-			assert(!gone[f]);
+			assert(!gone[f]);	/* (a): the item it saved */
 #endif
 			tcursor = NIL;
 			batch(f, me, n, s, i, nx)
@@ -236,10 +281,13 @@ proctype flusher(byte f)
 		do
 		:: i < NSLOT ->
 			assert(!(inset[i] && sess[i] == me));
+			past[i] = false;
 			i++
 		:: else -> break
 		od;
 		i = 0;
+		hasend = false;
+		pastend = false;
 		visited[f] = 0;
 		nflushed++
 	}
@@ -263,7 +311,7 @@ end:
 		:: break
 		od;
 		do
-		:: k > 0 -> s = q[0]; take(s, i); k--
+		:: k > 0 -> s = q[0]; i = 0; take(s, i); k--
 		:: else -> break
 		od;
 		s = 0
@@ -271,14 +319,34 @@ end:
 	od
 }
 
-/* wsx_queue_after() of another session's item into free slot @s */
-inline insert(s, p, i)
+/*
+ * wsx_queue_after() of another session's item into free slot @s: keyed
+ * <= END if @early (the clock allows it) or past END, while a flush has
+ * an END; else at any position; @p, @i scratch
+ */
+inline insert(s, early, p, i)
 {
-	p = 0;
+	i = 0;	/* the items keyed <= END: q[0 .. i-1] */
 	do
-	:: p < qlen -> p++
-	:: break
+	:: i < qlen && !past[q[i]] -> i++
+	:: else -> break
 	od;
+	if
+	:: early || !hasend ->	/* anywhere among them, or after */
+		p = 0;
+		do
+		:: p < i -> p++
+		:: break
+		od;
+		past[s] = false
+	:: hasend ->		/* anywhere among the later ones, or before */
+		p = i;
+		do
+		:: p < qlen -> p++
+		:: break
+		od;
+		past[s] = true
+	fi;
 	i = qlen;
 	do
 	:: i > p -> q[i] = q[i - 1]; i--
@@ -304,22 +372,54 @@ inline insert(s, p, i)
 #define COUNT	n++
 #endif
 
+/* a free slot: NSLOT is 4 .. 6 */
+#if NSLOT > 5
+#define FREE	(!inset[0] || !inset[1] || !inset[2] || !inset[3] || \
+		 !inset[4] || !inset[5])
+#elif NSLOT > 4
+#define FREE	(!inset[0] || !inset[1] || !inset[2] || !inset[3] || \
+		 !inset[4])
+#else
+#define FREE	(!inset[0] || !inset[1] || !inset[2] || !inset[3])
+#endif
+
 proctype inserter()
 {
 	byte n, s, p, i;
 
 end:
 	do
-	:: atomic { MORE && !inset[0] -> s = 0; insert(s, p, i); COUNT; s = 0 }
-	:: atomic { MORE && !inset[1] -> s = 1; insert(s, p, i); COUNT; s = 0 }
-	:: atomic { MORE && !inset[2] -> s = 2; insert(s, p, i); COUNT; s = 0 }
-	:: atomic { MORE && !inset[3] -> s = 3; insert(s, p, i); COUNT; s = 0 }
-	:: atomic { MORE && !inset[4] -> s = 4; insert(s, p, i); COUNT; s = 0 }
-#if NSLOT > 5
-	:: atomic { MORE && !inset[5] -> s = 5; insert(s, p, i); COUNT; s = 0 }
+	:: atomic {
+			MORE && FREE ->
+			if
+			:: !inset[0] -> s = 0
+			:: !inset[1] -> s = 1
+			:: !inset[2] -> s = 2
+			:: !inset[3] -> s = 3
+#if NSLOT > 4
+			:: !inset[4] -> s = 4
 #endif
+#if NSLOT > 5
+			:: !inset[5] -> s = 5
+#endif
+			fi;
+			insert(s, !pastend, p, i);
+			COUNT;
+			s = 0
+		}
 	od
 }
+
+#if defined(CHURN) && !defined(NOCLOCK)
+/* time passes the running flush's END */
+proctype clock()
+{
+end:
+	do
+	:: atomic { hasend && !pastend -> pastend = true }
+	od
+}
+#endif
 
 ltl done { <> (nflushed == NF) }
 
@@ -350,10 +450,13 @@ init
 		qlen = NINIT;
 		i = 0;
 		do
-		:: i < NF -> run flusher(i); i++
+		:: i < NF -> fnode[i] = NIL; run flusher(i); i++
 		:: else -> break
 		od;
 		run popper();
-		run inserter()
+		run inserter();
+#if defined(CHURN) && !defined(NOCLOCK)
+		run clock()
+#endif
 	}
 }
