@@ -384,14 +384,24 @@ static void blackbox_run(struct __test_metadata *_metadata, bool offline)
 	close(fd_b);
 }
 
+/*
+ * The hold is as long as the pins' page faults take: on the strict KCSAN
+ * kernel (every access of the fault path instrumented, with weak-memory
+ * reordering) longer than the harness's default 30 s per test, so these
+ * two have 240 s; only a hang comes near that.
+ */
+FIXTURE(blackbox) {};
+FIXTURE_SETUP(blackbox) {}
+FIXTURE_TEARDOWN(blackbox) {}
+
 /* NOPs of another session during a hold of page faults. */
-TEST(stall_blackbox)
+TEST_F_TIMEOUT(blackbox, stall_blackbox, 240)
 {
 	blackbox_run(_metadata, false);
 }
 
 /* The same with CPU 1 offline and back during the hold. */
-TEST(stall_blackbox_offline)
+TEST_F_TIMEOUT(blackbox, stall_blackbox_offline, 240)
 {
 	blackbox_run(_metadata, true);
 }
