@@ -190,3 +190,14 @@ check-debug:
 	@scripts/deps
 	@$(MAKE) --no-print-directory userlib selftests
 	@scripts/check-debug
+
+## coverage      line, branch and function coverage of wsx.ko (gcov) over
+##               the KUnit tests and the kselftests, one boot of the KASAN +
+##               lockdep kernel (as check-debug runs it, which reports the
+##               same); lcov.info, table.txt and the HTML report in
+##               build/coverage/ (see scripts/coverage-report)
+.PHONY: coverage
+coverage:
+	@scripts/deps
+	@$(MAKE) --no-print-directory userlib selftests
+	@scripts/check-debug --kernels kasan-lockdep
