@@ -303,10 +303,11 @@ int main(int argc, char **argv)
 		ret = do_delayed(fd, a, strtoul(argv[3], NULL, 0), argv[4]);
 		if (ret == 2)
 			bad_args();
-		return ret;	/* the session is closed */
+		fd = -1;	/* do_delayed() closed the session */
 	} else {
 		bad_args();
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return ret;
 }
