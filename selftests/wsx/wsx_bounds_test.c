@@ -97,6 +97,7 @@ FIXTURE(bounds) {
 	int a, b;
 };
 
+/* 6.1's harness runs the body after a setup that skipped: each checks */
 FIXTURE_SETUP(bounds)
 {
 	self->a = -1;
@@ -127,6 +128,9 @@ TEST_F(bounds, flush_hold_bounded)
 	long long cancelled;
 	__u64 t0, t1;
 	size_t i;
+
+	if (self->a < 0)
+		SKIP(return, "no watermarks: a release build (WSX_DEBUG=1 has them)");
 
 	t0 = wsx_test_now_ns();
 	for (i = 0; i < NITEMS; i += 256) {
@@ -207,6 +211,9 @@ TEST_F(bounds, due_batch_bounded)
 	static unsigned char seen[NITEMS];
 	const __u64 delay = 300000000ULL;
 	size_t got = 0;
+
+	if (self->a < 0)
+		SKIP(return, "no watermarks: a release build (WSX_DEBUG=1 has them)");
 
 	memset(seen, 0, sizeof(seen));
 	ASSERT_EQ(0, watermarks_reset());
