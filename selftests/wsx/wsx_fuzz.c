@@ -861,7 +861,6 @@ static int worker(int id, __u64 seed, long calls)
 	       (unsigned long long)(wsx_test_now_ns() - t0) / NSEC_PER_MSEC,
 	       st.submits, s[0].queued, st.waits, st.eintr, st.versions,
 	       st.enotty, st.reopen, st.violations);
-	fflush(stdout);
 	return st.violations ? 1 : 0;
 }
 

@@ -580,7 +580,6 @@ static int once_child(size_t n, int nprocs, int which, __u32 flags)
 	ret = wsx_tring_run_counted(&t, reqs, n, once_spawn, &o, 60 * SEC,
 				    &enters);
 	printf("# process %d: %zu items, %zu ENTER calls\n", which, n, enters);
-	fflush(stdout);		/* the caller leaves with _exit() */
 	if (ret || o.dups || o.bad || once_missing(&o)) {
 		fprintf(stderr, "# child %d: run %d dups %zu bad %zu missing %zu\n",
 			which, ret, o.dups, o.bad, once_missing(&o));

@@ -325,7 +325,6 @@ static int multi(int procs, long n)
 
 int main(int argc, char **argv)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "close-queued"))
 		return close_queued(strtol(argv[2], NULL, 0),
 				    strtoull(argv[3], NULL, 0));

@@ -21,6 +21,17 @@
 
 #include <linux/wsx.h>
 
+/*
+ * The harness runs each case in a child that leaves with _exit(), which
+ * drops what stdio still holds: a case's ksft_print_msg() lines reach a
+ * log that is a pipe or a file only if stdout goes out at each line
+ * (scripts/test-case-output checks it).
+ */
+__attribute__((constructor)) static void wsx_test_line_buffered(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 /* Open /dev/wsx read-write; -errno on failure. */
 static inline int wsx_test_open(void)
 {
