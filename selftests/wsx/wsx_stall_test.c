@@ -40,10 +40,15 @@
  * and B.  Each round B leaves priming SPINs to the Ms whatever its flag
  * says: the M that takes them clears the flag, and no M walks to set it
  * again while the SPINs keep every M busy (on TCG a vCPU runs alone for
- * many ms: a shorter window is never seen from another one).  Then B
- * pushes one NOP and relies on the Ms while the flag is clear (a round
- * that finds it set ENTERs, does not count and is redone, at most 4 tries
- * a round).  The NOP must be consumed, and complete, with at most
+ * many ms: a shorter window is never seen from another one).  Once they
+ * are consumed (B's SQ head, which that M publishes at the end of its
+ * consume, just before it lets go of sq_lock), B pushes one NOP and relies
+ * on the Ms while the flag is clear (a round that finds it set ENTERs,
+ * does not count and is redone, at most 4 tries a round).  The bound
+ * below counts from a free sq_lock: a NOP pushed as soon as the flag
+ * clears, while that M still consumes, would also count every pick-up of
+ * A during the hold, which is bounded in time, not in pick-ups (the other
+ * Ms skip B meanwhile).  The NOP must be consumed, and complete, with at most
  * STARVE_BOUND(P) of A's entries consumed by the Ms after B's push and
  * before B's NOP: an order read from the records' queued_ns
  * (WSX_REQ_TIMESTAMPS), not from this thread's look, which comes late;
@@ -596,15 +601,10 @@ static __u64 spin_ns(void)
 #define STARVE_ROUNDS	16
 #define STARVE_SQ	64		/* B's SQ: the priming SPINs and a NOP */
 
-/*
- * Has B got where the round waits for: its flag clear (@prime) or its
- * @id entries consumed?
- */
-static bool starve_done(struct wsx_tring *b, __u32 id, bool prime)
+/* Are B's entries up to @id consumed (its SQ head published)? */
+static bool starve_done(struct wsx_tring *b, __u32 id)
 {
-	return (prime && !(__atomic_load_n(b->sq_flags, __ATOMIC_ACQUIRE) &
-			   WSX_SQ_NEED_ENTER)) ||
-	       __atomic_load_n(b->sq_head, __ATOMIC_ACQUIRE) == id;
+	return __atomic_load_n(b->sq_head, __ATOMIC_ACQUIRE) == id;
 }
 
 /*
@@ -612,9 +612,9 @@ static bool starve_done(struct wsx_tring *b, __u32 id, bool prime)
  * the flood's entries consumed since @a0 (by the Ms or its ENTERs).
  */
 static __u32 starve_wait(struct feeder *a, struct wsx_tring *b, __u32 id,
-			 bool prime, __u32 a0, __u64 end)
+			 __u32 a0, __u64 end)
 {
-	while (!starve_done(b, id, prime) && wsx_test_now_ns() < end)
+	while (!starve_done(b, id) && wsx_test_now_ns() < end)
 		;
 	return fed_head(a) - a0;
 }
@@ -671,8 +671,8 @@ TEST(starve)
 		 * The priming SPINs, left to the Ms whatever the flag says:
 		 * the M that takes them clears the flag, and no M walks to
 		 * set it again while the SPINs keep every M busy (a window
-		 * longer than TCG runs one vCPU).  B's NOP follows as soon
-		 * as B sees the flag clear.
+		 * longer than TCG runs one vCPU).  B's NOP follows once they
+		 * are consumed: that M is leaving sq_lock.
 		 */
 		a0 = fed_head(&a);
 		recs.lo = id;
@@ -680,9 +680,9 @@ TEST(starve)
 			push_req(&b, wsx_test_req(WSX_OP_SPIN, id++,
 						  WSX_PLACE_LOCAL, 0, spin,
 						  0, 0));
-		n = starve_wait(&a, &b, id, true, a0, end);
+		n = starve_wait(&a, &b, id, a0, end);
 		prime_max = n > prime_max ? n : prime_max;
-		if (!starve_done(&b, id, true)) {
+		if (!starve_done(&b, id)) {
 			ksft_print_msg("B's priming entries waited while %u of A's were taken\n",
 				       n);
 			ok = false;
@@ -699,8 +699,8 @@ TEST(starve)
 			/* the flag is set: a correct user ENTERs, redo */
 			ASSERT_EQ(0, wsx_tring_enter(&b, 1, 0, 0, NULL));
 		} else {
-			n = starve_wait(&a, &b, id, false, a0, end);
-			if (!starve_done(&b, id, false)) {
+			n = starve_wait(&a, &b, id, a0, end);
+			if (!starve_done(&b, id)) {
 				ksft_print_msg("B's NOP waited while %u of A's were taken\n",
 					       n);
 				ok = false;
