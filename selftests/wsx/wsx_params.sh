@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Module parameters at load: each bad value is refused (insmod fails, no
+# module is left loaded) with a kernel log line that names the parameter;
+# stats=0 loads and unloads; then the module loads with its defaults.
+DIR=$(dirname "$0")
+. "$DIR/wsx_lib.sh"
+wsx_need_root_and_module
+
+rc=$KSFT_PASS
+cpus=$(grep -c "^processor" /proc/cpuinfo)	# the online ones
+
+# refused PARAM LOG: loading with PARAM fails, leaves no module, and the
+# kernel log since the attempt has LOG
+refused() {
+	if wsx_loaded && ! wsx_unload; then
+		echo "# $1: wsx could not be unloaded first"
+		return 1
+	fi
+	mark="wsx_params.sh: load with $1"
+	echo "$mark" >/dev/kmsg
+	if wsx_load "$1" 2>/dev/null; then
+		echo "# $1: loaded"
+		wsx_unload
+		return 1
+	fi
+	if wsx_loaded; then
+		echo "# $1: the module is loaded"
+		return 1
+	fi
+	if ! dmesg | sed -n "\\|$mark|,\$p" | grep -qF -- "$2"; then
+		echo "# $1: the kernel log has no \"$2\""
+		return 1
+	fi
+	echo "# $1: refused, \"$2\""
+}
+
+refused "nprocs=$((cpus + 1))" "nprocs=$((cpus + 1)): only $cpus CPUs are online"
+wsx_case $? "nprocs beyond the online CPUs"
+refused steal_policy=most "steal_policy=most: want half, one, all or none"
+wsx_case $? "an unknown steal_policy"
+refused steal_topology=ring "steal_topology=ring: want numa, cache or flat"
+wsx_case $? "an unknown steal_topology"
+refused global_tick=0 "global_tick must be >= 1, steal_tries 1 .. 16"
+wsx_case $? "global_tick=0"
+refused steal_tries=0 "global_tick must be >= 1, steal_tries 1 .. 16"
+wsx_case $? "steal_tries=0"
+refused steal_tries=17 "global_tick must be >= 1, steal_tries 1 .. 16"
+wsx_case $? "steal_tries=17"
+if [ "$cpus" -ge 2 ]; then
+	refused "nprocs=2 max_threads=1" "max_threads=1: fewer than nprocs=2"
+	wsx_case $? "max_threads below nprocs"
+else
+	wsx_case $KSFT_SKIP "max_threads below nprocs" "one CPU online: nprocs=2 is refused first"
+fi
+
+wsx_reload stats=0 && [ "$(cat /sys/module/wsx/parameters/stats)" = N ] &&
+	wsx_unload
+wsx_case $? "stats=0 loads and unloads"
+
+wsx_reload
+wsx_case $? "the defaults load again"
+exit $rc
