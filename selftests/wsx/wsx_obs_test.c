@@ -43,42 +43,6 @@ static void sleep_ms(long ms)
 		;
 }
 
-/* A whole file into a malloc'ed, NUL-terminated buffer; NULL on error. */
-static char *read_file(const char *path, size_t *len_out)
-{
-	size_t len = 0, size = 1 << 16;
-	char *buf = malloc(size), *p;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	for (;;) {
-		if (size - len < 4096) {
-			p = realloc(buf, size * 2);
-			if (!p)
-				break;
-			buf = p;
-			size *= 2;
-		}
-		n = read(fd, buf + len, size - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (len_out)
-		*len_out = len;
-	return buf;
-}
-
 /* The stats file; the counters read with wsx_test_stat*(). */
 static char *stats_text(void)
 {
@@ -400,29 +364,10 @@ TEST_F_TIMEOUT(obs, schedtrace_ms_logs_the_documented_line, 120)
 
 /* ---- (b) tracepoints against the counters ---------------------------- */
 
+/* tracefs with wsx's events, or NULL */
 static const char *tracefs_dir(void)
 {
-	if (!access("/sys/kernel/tracing/events/wsx/enable", W_OK))
-		return "/sys/kernel/tracing";
-	if (!access("/sys/kernel/debug/tracing/events/wsx/enable", W_OK))
-		return "/sys/kernel/debug/tracing";
-	return NULL;
-}
-
-static int tracefs_set(const char *dir, const char *file, const char *val)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return wsx_test_write_file(path, val);
-}
-
-static char *tracefs_get(const char *dir, const char *file)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return read_file(path, NULL);
+	return wsx_test_tracefs("events/wsx/enable");
 }
 
 /* The integer after " key=" on @line, or LLONG_MIN. */
@@ -449,18 +394,14 @@ static void count_events(struct __test_metadata *_metadata, char *text,
 	char *line, *save;
 
 	memset(c, 0, sizeof(*c));
+	wsx_test_trace_entries(text, &c->in_buffer, &c->written);
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		const char *e;
 		long long p, m, from, stolen, v, thief, victim, count;
 
-		if (line[0] == '#') {
-			e = strstr(line, "entries-in-buffer/entries-written:");
-			if (e)
-				sscanf(e + 34, " %llu/%llu", &c->in_buffer,
-				       &c->written);
+		if (line[0] == '#')
 			continue;
-		}
 		if ((e = strstr(line, ": wsx_item_queue: "))) {
 			p = ev_field(e, "p");
 			EXPECT_TRUE(strstr(e, " item=") && p >= -1 &&
@@ -541,22 +482,22 @@ TEST_F_TIMEOUT(obs, tracepoints_agree_with_the_counters, 120)
 		SKIP(return, "no tracefs with events/wsx (mount tracefs)");
 	if (stats_off())
 		SKIP(return, "module loaded with stats=0: no counters");
-	old_kb = tracefs_get(dir, "buffer_size_kb");
-	ASSERT_EQ(0, tracefs_set(dir, "events/wsx/enable", "0"));
-	ASSERT_EQ(0, tracefs_set(dir, "buffer_size_kb", "16384"));
-	ASSERT_EQ(0, tracefs_set(dir, "trace", ""));
-	ASSERT_EQ(0, tracefs_set(dir, "tracing_on", "1"));
+	old_kb = wsx_test_tracefs_get(dir, "buffer_size_kb");
+	ASSERT_EQ(0, wsx_test_tracefs_set(dir, "events/wsx/enable", "0"));
+	ASSERT_EQ(0, wsx_test_tracefs_set(dir, "buffer_size_kb", "16384"));
+	ASSERT_EQ(0, wsx_test_tracefs_set(dir, "trace", ""));
+	ASSERT_EQ(0, wsx_test_tracefs_set(dir, "tracing_on", "1"));
 	before = strdup(settled_stats());
-	ASSERT_EQ(0, tracefs_set(dir, "events/wsx/enable", "1"));
+	ASSERT_EQ(0, wsx_test_tracefs_set(dir, "events/wsx/enable", "1"));
 	items = run_load_moved(self->fd, &moved);
 	after = strdup(settled_stats());
-	ASSERT_EQ(0, tracefs_set(dir, "events/wsx/enable", "0"));
+	ASSERT_EQ(0, wsx_test_tracefs_set(dir, "events/wsx/enable", "0"));
 	ASSERT_LT(0, items);
-	text = tracefs_get(dir, "trace");
+	text = wsx_test_tracefs_get(dir, "trace");
 	ASSERT_NE(NULL, text);
 	if (old_kb && isdigit((unsigned char)old_kb[0]) &&
 	    !strchr(old_kb, '('))
-		tracefs_set(dir, "buffer_size_kb", old_kb);
+		wsx_test_tracefs_set(dir, "buffer_size_kb", old_kb);
 	free(old_kb);
 
 	count_events(_metadata, text, n, &c);
@@ -873,8 +814,8 @@ TEST_F_TIMEOUT(obs, wsxctl_trace_json_has_every_item_and_steal, 120)
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		TH_LOG("%s: status %#x", cmd, status);
 	}
-	json = read_file(json_path, NULL);
-	raw = read_file(raw_path, NULL);
+	json = wsx_test_read_all(json_path, NULL);
+	raw = wsx_test_read_all(raw_path, NULL);
 	ASSERT_NE(NULL, json);
 	ASSERT_NE(NULL, raw);
 	ASSERT_TRUE(jparse(json, &root)) {
@@ -983,7 +924,7 @@ TEST_F_TIMEOUT(obs, wsxctl_trace_json_has_every_item_and_steal, 120)
 	jfree(&root);
 	free(json);
 
-	json = read_file(svg_path, NULL);
+	json = wsx_test_read_all(svg_path, NULL);
 	ASSERT_NE(NULL, json);
 	EXPECT_NE(NULL, strstr(json, "<svg "));
 	EXPECT_NE(NULL, strstr(json, "</svg>"));

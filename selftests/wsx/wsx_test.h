@@ -345,6 +345,95 @@ static inline long wsx_test_fault_hits(const char *name)
 	return strtol(buf, NULL, 10);
 }
 
+/* A whole file into a malloc'ed, NUL-terminated buffer; NULL on error. */
+static inline char *wsx_test_read_all(const char *path, size_t *len_out)
+{
+	size_t len = 0, size = 1 << 16;
+	char *buf = malloc(size), *p;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	for (;;) {
+		if (size - len < 4096) {
+			p = realloc(buf, size * 2);
+			if (!p)
+				break;
+			buf = p;
+			size *= 2;
+		}
+		n = read(fd, buf + len, size - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (len_out)
+		*len_out = len;
+	return buf;
+}
+
+/*
+ * tracefs: where it is mounted with @rel (e.g. "events/wsx/enable")
+ * writable under it, or NULL; write @val to, or read all of, @file under
+ * @dir (the root or an instance's folder).
+ */
+static inline const char *wsx_test_tracefs(const char *rel)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing",
+					     "/sys/kernel/debug/tracing" };
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", roots[i], rel);
+		if (!access(path, W_OK))
+			return roots[i];
+	}
+	return NULL;
+}
+
+static inline int wsx_test_tracefs_set(const char *dir, const char *file,
+				       const char *val)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return wsx_test_write_file(path, val);
+}
+
+static inline char *wsx_test_tracefs_get(const char *dir, const char *file)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return wsx_test_read_all(path, NULL);
+}
+
+/*
+ * The header of a trace's text: *@written events were written, *@in_buffer
+ * of them are still there (fewer: the buffer overflowed); -1 without it.
+ */
+static inline int wsx_test_trace_entries(const char *text,
+					 unsigned long long *in_buffer,
+					 unsigned long long *written)
+{
+	static const char key[] = "entries-in-buffer/entries-written:";
+	const char *e = strstr(text, key);
+
+	if (!e || sscanf(e + strlen(key), " %llu/%llu", in_buffer,
+			 written) != 2)
+		return -1;
+	return 0;
+}
+
 /* Write @val to the module parameter @name; 0 or -errno. */
 static inline int wsx_test_param_set(const char *name, const char *val)
 {
