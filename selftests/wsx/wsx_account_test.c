@@ -14,6 +14,13 @@
  * half the SLEEPs (a SLEEP waits in a blocking section: no CPU time);
  * a reset zeroes both users' counters.
  *
+ * collision: uid COLLIDE_UID and root share a bucket of the table (its
+ * key hash_32(uid, 6): both 0), root's account first.  A child as
+ * COLLIDE_UID runs NOPs (its lookup walks past root's account, and its
+ * new account goes into a bucket that is not empty), then root runs NOPs
+ * (its lookup walks past the new account): each uid has one line, which
+ * grows by exactly its own NOPs.
+ *
  * table: with at least five uids in the table, max_users is set to 2 and
  * the table shrinks to it as new uids come: a uid A that holds a session
  * keeps its own line while two other uids come and go (each taking the
@@ -45,9 +52,13 @@
 #define OVERFLOW_UID	4294967295U
 #define TABLE_UID	5001		/* holds a session; then 5002 .. 5004 */
 #define MAX_USERS	"max_users"
+#define COLLIDE_UID	55		/* hash_32(55, 6) == hash_32(0, 6) */
+#define COLLIDE_NOPS	20
+#define COLLIDE_ROOT_NOPS 30
 
 struct usage {
 	bool found;
+	unsigned int lines;	/* the uid's lines: one, once found */
 	unsigned long long items, cpu_ns;
 };
 
@@ -85,6 +96,7 @@ static int read_usage(unsigned int uid, struct usage *u,
 			(*uids)++;
 		if (id == uid) {
 			u->found = true;
+			u->lines++;
 			u->items = items;
 			u->cpu_ns = cpu_ns;
 		}
@@ -252,6 +264,43 @@ static void test_counts(gid_t gid)
 			 "counts: a reset zeroes both users' counters\n");
 }
 
+/* The lines of the two uids of the collision, in *@c and *@r. */
+static void read_collision(struct usage *c, struct usage *r)
+{
+	if (read_usage(COLLIDE_UID, c, NULL, NULL) ||
+	    read_usage(0, r, NULL, NULL))
+		ksft_exit_fail_msg("reading the stats\n");
+}
+
+static void test_collision(gid_t gid)
+{
+	struct usage c0, c1, r0, r1;
+	int status;
+
+	/* root's account, first in the bucket: root ran NOPs in counts */
+	read_collision(&c0, &r0);
+	if (!r0.found)
+		ksft_exit_fail_msg("uid 0 has no line after its NOPs\n");
+	status = nops_as(COLLIDE_UID, gid, COLLIDE_NOPS);
+	if (status)
+		ksft_exit_fail_msg("the child (uid %d) failed at step %d\n",
+				   COLLIDE_UID, status);
+	if (run_nops(COLLIDE_ROOT_NOPS))
+		ksft_exit_fail_msg("root's NOPs\n");
+	read_collision(&c1, &r1);
+	ksft_print_msg("uid %d: %u lines, items %llu -> %llu; uid 0: %u lines, items %llu -> %llu\n",
+		       COLLIDE_UID, c1.lines, c0.items, c1.items, r1.lines,
+		       r0.items, r1.items);
+	ksft_test_result(c1.lines == 1 && c1.items - c0.items == COLLIDE_NOPS,
+			 "collision: uid %d, in uid 0's bucket: one line, its %d items\n",
+			 COLLIDE_UID, COLLIDE_NOPS);
+	ksft_test_result(r1.items - r0.items == COLLIDE_ROOT_NOPS,
+			 "collision: uid 0, found past uid %d: its %d items\n",
+			 COLLIDE_UID, COLLIDE_ROOT_NOPS);
+	ksft_test_result(c1.lines == 1 && r1.lines == 1,
+			 "collision: each uid of the bucket has one line\n");
+}
+
 /* A child's pipes: it says ready on one, waits for go on the other. */
 struct holder {
 	pid_t pid;
@@ -365,7 +414,7 @@ int main(void)
 			       strerror(errno));
 	if (wsx_test_read_debugfs("stats", stats, sizeof(stats)) < 0)
 		ksft_exit_skip("no %s/stats (debugfs)\n", WSX_DEBUGFS_PATH);
-	ksft_set_plan(10);
+	ksft_set_plan(13);
 
 	ksft_test_result(!strncmp(stats, "wsx_stats version=1\n", 20),
 			 "the stats file begins with its version line\n");
@@ -374,6 +423,7 @@ int main(void)
 		ksft_exit_fail_msg("giving %s to a group: %s\n",
 				   WSX_DEVICE_PATH, strerror(-ret));
 	test_counts(gid);
+	test_collision(gid);
 	test_table(gid);
 	if (wsx_test_restore_device(&saved))
 		ksft_exit_fail_msg("giving %s back\n", WSX_DEVICE_PATH);

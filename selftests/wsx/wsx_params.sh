@@ -3,7 +3,9 @@
 #
 # Module parameters at load: each bad value is refused (insmod fails, no
 # module is left loaded) with a kernel log line that names the parameter;
-# stats=0 loads and unloads; then the module loads with its defaults.
+# stats=0 loads and unloads; schedtrace_ms given at load prints the
+# schedtrace line, and a write of it that is not a number is refused; then
+# the module loads with its defaults.
 DIR=$(dirname "$0")
 . "$DIR/wsx_lib.sh"
 wsx_need_root_and_module
@@ -58,6 +60,45 @@ fi
 wsx_reload stats=0 && [ "$(cat /sys/module/wsx/parameters/stats)" = N ] &&
 	wsx_unload
 wsx_case $? "stats=0 loads and unloads"
+
+# schedtrace_ms=100 at load: its set runs before wsx_init(), when there is
+# no debugfs directory yet (wsx_schedtrace_ms_set()), and
+# wsx_debugfs_init() starts the trace: a schedtrace line within 10 s, with
+# no write of the parameter after the load.  Then "abc" is refused with
+# EINVAL (param_set_uint()) and the value stays 100.
+schedtrace_at_load() {
+	mark="wsx_params.sh: load with schedtrace_ms=100"
+	param=/sys/module/wsx/parameters/schedtrace_ms
+	echo "$mark" >/dev/kmsg
+	wsx_reload schedtrace_ms=100 || return
+	tries=100
+	until dmesg | sed -n "\\|$mark|,\$p" | grep -q "wsx: WSX [0-9]*ms: nprocs="; do
+		tries=$((tries - 1))
+		if [ "$tries" -eq 0 ]; then
+			echo "# schedtrace_ms=100: no schedtrace line in the kernel log within 10 s"
+			return 1
+		fi
+		sleep 0.1
+	done
+	if err=$( (echo abc >"$param") 2>&1); then
+		echo "# schedtrace_ms=abc: the write succeeded"
+		return 1
+	fi
+	case $err in
+	*"Invalid argument"*) ;;
+	*) echo "# schedtrace_ms=abc: refused, but not with EINVAL: $err"; return 1 ;;
+	esac
+	value=$(cat "$param")
+	echo 0 >"$param"
+	if [ "$value" != 100 ]; then
+		echo "# schedtrace_ms=abc: refused, but the value is now $value"
+		return 1
+	fi
+	echo "# schedtrace_ms=100: a schedtrace line after $((100 - tries)) polls; abc refused ($err), the value still $value"
+}
+
+schedtrace_at_load
+wsx_case $? "schedtrace_ms at load logs the schedtrace line, a non-number write is refused"
 
 wsx_reload
 wsx_case $? "the defaults load again"

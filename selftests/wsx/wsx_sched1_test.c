@@ -2,11 +2,14 @@
 /*
  * The executor with one P (wsx_sched1.sh loads the module with nprocs=1):
  * a spawned child runs next, and neither the ring nor the global queue
- * starves behind an endless chain of runnext items.
+ * starves behind an endless chain of runnext items; delayed items
+ * submitted on a CPU that has no P run on P0.
  *
- * Both tests first keep P0 busy with a 5 ms SPIN so that the items after
+ * The first tests keep P0 busy with a 5 ms SPIN so that the items after
  * it reach P0's ring together, in submission order.
  */
+#include <sched.h>
+
 #include "../kselftest_harness.h"
 #include "wsx_test.h"
 
@@ -142,6 +145,65 @@ TEST_F(one, global_item_within_global_tick_ring_items)
 		ASSERT_LE(0, global_at);
 		EXPECT_GT(global_tick, before);
 	}
+}
+
+#define DELAY_NS	20000000ULL
+
+/*
+ * Delayed items submitted on a CPU without a P (with nprocs=1, any CPU but
+ * P0's): wsx_queue_after() arms them on P0's timers, for WSX_PLACE_LOCAL
+ * because the CPU has no P and for WSX_PLACE_GLOBAL because the global
+ * queue has none; when due, wsx_timers_deliver() puts both on the global
+ * queue, where P0 takes them.  One SUBMIT of a NOP of each placement, each
+ * delayed by DELAY_NS: both run once, on P0's CPU, after their delay, and
+ * the global queue's puts grow by exactly 2.
+ */
+TEST_F(one, delayed_items_from_a_cpu_without_a_p)
+{
+	struct wsx_completion recs[2], first, extra;
+	struct wsx_req reqs[2];
+	long long puts0, puts1;
+	cpu_set_t cpus;
+	int other = -1;
+
+	reqs[0] = wsx_test_req(WSX_OP_NOP, 0, WSX_PLACE_P, 0, 0, 0, 0);
+	ASSERT_EQ(0, wsx_test_collect(self->fd, reqs, 1, &first));
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(cpus), &cpus));
+	for (int cpu = 0; cpu < CPU_SETSIZE && other < 0; cpu++)
+		if (CPU_ISSET(cpu, &cpus) && cpu != (int)first.cpu)
+			other = cpu;
+	if (other < 0)
+		SKIP(return, "no CPU but P0's (CPU %u) to submit from",
+		     first.cpu);
+	CPU_ZERO(&cpus);
+	CPU_SET(other, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	ASSERT_EQ(other, sched_getcpu());
+
+	puts0 = wsx_test_global_stat("puts");
+	ASSERT_LE(0, puts0);
+	reqs[0] = wsx_test_req(WSX_OP_NOP, 0, WSX_PLACE_LOCAL, 0, 0, 0, 0);
+	reqs[1] = wsx_test_req(WSX_OP_NOP, 1, WSX_PLACE_GLOBAL, 0, 0, 0, 0);
+	reqs[0].delay_ns = reqs[1].delay_ns = DELAY_NS;
+	ASSERT_EQ(0, wsx_test_collect(self->fd, reqs, 2, recs));
+	puts1 = wsx_test_global_stat("puts");
+	/* no third record: each ran once */
+	EXPECT_EQ(-ETIMEDOUT, wsx_test_wait(self->fd, &extra, 1, 1, 100000000));
+	TH_LOG("submitted on CPU %d; P0's CPU %u; global puts %lld -> %lld",
+	       other, first.cpu, puts0, puts1);
+	for (int i = 0; i < 2; i++) {
+		EXPECT_EQ(i, recs[i].user_data);
+		EXPECT_NE(0, recs[i].finished_ns);
+		EXPECT_EQ(0, recs[i].status);
+		EXPECT_EQ(first.cpu, recs[i].cpu);
+		EXPECT_LE(recs[i].queued_ns + DELAY_NS, recs[i].started_ns) {
+			TH_LOG("%s NOP started %lld ns after its submission",
+			       i ? "global" : "local",
+			       (long long)(recs[i].started_ns -
+					   recs[i].queued_ns));
+		}
+	}
+	EXPECT_EQ(2, puts1 - puts0);
 }
 
 TEST_HARNESS_MAIN
