@@ -84,6 +84,14 @@ static const char * const wsx_topology_names[] = {
 
 static enum cpuhp_state wsx_hp_state;
 
+/* The hotplug teardown stops every P, the last online one too. */
+static void wsx_hotplug_remove(void)
+{
+	wsx_sched_unload();
+	cpuhp_remove_state(wsx_hp_state);
+	wsx_sched_stop_orphans();
+}
+
 static int wsx_params(struct wsx_sched_params *params)
 {
 	unsigned int online = num_online_cpus();
@@ -160,7 +168,7 @@ static int __init wsx_init(void)
 
 fail_dev:
 	wsx_debugfs_exit();
-	cpuhp_remove_state(wsx_hp_state);
+	wsx_hotplug_remove();
 fail_hp:
 	wsx_monitor_stop();	/* the online callbacks and the Ms kicked it */
 	wsx_sched_exit();
@@ -173,7 +181,7 @@ static void __exit wsx_exit(void)
 {
 	wsx_dev_exit();
 	wsx_debugfs_exit();
-	cpuhp_remove_state(wsx_hp_state);	/* stops every P */
+	wsx_hotplug_remove();
 	wsx_monitor_stop();
 	wsx_sched_exit();
 	wsx_ops_exit();

@@ -144,6 +144,23 @@
  * want_online again and waits until the holder has rebound itself and
  * acknowledged (m_online true), so each offline callback starts from a P
  * whose holder runs it, and finds the acknowledgment of its own stop.
+ *
+ * The last online P (models/lastp.pml): an offline callback that finds its
+ * P the only one online (nponline 1: the callbacks are serialized by the
+ * kernel's hotplug lock, so the count is exact there) does not stop it.
+ * Items queued meanwhile would wait for a CPU of the module's to return,
+ * and close() with them, while CPUs added after the load run the machine.
+ * The P becomes an orphan: want_online stays true and its holder goes on
+ * running it wherever the scheduler moves it (an M is not a per-CPU
+ * kthread: its affinity is broken when its only CPU goes).  The online
+ * callback of an orphan's CPU only clears the mark (the P is still counted
+ * in nponline); the holder binds itself to the CPU again once the CPU is
+ * active (wsx_m_rebind()), as does an M the P was handed to while the CPU
+ * was down, whose wsx_m_take_p() could not bind it.  The module's exit sets
+ * unloading before its teardown, so that the last offline callback stops
+ * its P, and then stops the orphans, whose CPUs are down and get no
+ * callback (wsx_sched_stop_orphans()).  orphan is written by the callbacks,
+ * and by the exit once no callback can run; unloading is read racily.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -1092,6 +1109,18 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 	return true;
 }
 
+/*
+ * An M holding @p off the P's CPU (an orphan's, see "CPU hotplug") binds
+ * itself to it again once the CPU is active.  While the CPU goes down,
+ * active already false, the scheduler moves the M away and the offline
+ * callback is still to come: it must not be bound back then.
+ */
+static void wsx_m_rebind(struct wsx_p *p)
+{
+	if (unlikely(raw_smp_processor_id() != p->cpu) && cpu_active(p->cpu))
+		set_cpus_allowed_ptr(current, cpumask_of(p->cpu));
+}
+
 /* ---- the M loop ------------------------------------------------------ */
 
 /*
@@ -1115,6 +1144,7 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 				return NULL;
 			continue;
 		}
+		wsx_m_rebind(p);
 		wsx_inbox_drain(p);
 		if (p->schedtick % wsx_sched.global_tick == 0) {
 			/* an M back from a blocking section first (handoff.c) */
@@ -1441,6 +1471,12 @@ int wsx_sched_cpu_online(unsigned int cpu)
 
 	if (!p)
 		return 0;
+	if (p->orphan) {
+		/* never stopped, still counted: its M binds itself again */
+		p->orphan = false;
+		pr_info("P%u has its CPU %u back\n", p->id, cpu);
+		return 0;
+	}
 	atomic_inc(&wsx_sched.nponline);
 	/*
 	 * The executor may be busy from here on (wsx_busy()), with no M
@@ -1456,12 +1492,9 @@ int wsx_sched_cpu_online(unsigned int cpu)
 	return 0;
 }
 
-int wsx_sched_cpu_offline(unsigned int cpu)
+/* Stop @p: its holder drains it and acknowledges (see "CPU hotplug"). */
+static void wsx_p_stop(struct wsx_p *p)
 {
-	struct wsx_p *p = wsx_sched.cpu_p[cpu];
-
-	if (!p)
-		return 0;
 	WRITE_ONCE(p->want_online, false);
 	/*
 	 * The P's holder, or the M it is being handed to, sees want_online:
@@ -1476,7 +1509,50 @@ int wsx_sched_cpu_offline(unsigned int cpu)
 	rcu_read_unlock();
 	wait_event(p->ack_wq, !READ_ONCE(p->m_online));
 	atomic_dec(&wsx_sched.nponline);
+}
+
+int wsx_sched_cpu_offline(unsigned int cpu)
+{
+	struct wsx_p *p = wsx_sched.cpu_p[cpu];
+
+	if (!p)
+		return 0;
+	if (atomic_read(&wsx_sched.nponline) == 1 &&
+	    !READ_ONCE(wsx_sched.unloading)) {
+		p->orphan = true;
+		pr_info("P%u runs on without its CPU %u: no other P is online\n",
+			p->id, cpu);
+		return 0;
+	}
+	wsx_p_stop(p);
 	return 0;
+}
+
+/*
+ * wsx_sched_unload - the module's exit, before its hotplug teardown: the
+ * last online P stops too (see "CPU hotplug").
+ */
+void wsx_sched_unload(void)
+{
+	WRITE_ONCE(wsx_sched.unloading, true);
+}
+
+/*
+ * wsx_sched_stop_orphans - after the hotplug teardown, which no callback
+ * follows: stop the orphans, whose CPUs are down (see "CPU hotplug").
+ */
+void wsx_sched_stop_orphans(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < wsx_sched.nprocs; i++) {
+		struct wsx_p *p = wsx_sched.ps[i];
+
+		if (p->orphan) {
+			wsx_p_stop(p);
+			p->orphan = false;
+		}
+	}
 }
 
 /* ---- init and exit ---------------------------------------------------- */
@@ -1610,8 +1686,9 @@ fail:
 }
 
 /*
- * wsx_sched_exit - after every P was stopped by the hotplug teardown: stop
- * the Ms and free everything.  Nothing may be queued any more.
+ * wsx_sched_exit - after every P was stopped by the hotplug teardown and
+ * wsx_sched_stop_orphans(): stop the Ms and free everything.  Nothing may
+ * be queued any more.
  */
 void wsx_sched_exit(void)
 {

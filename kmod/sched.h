@@ -10,7 +10,8 @@
  *   M: written only by the M itself.
  *   W: written by whoever cleared the P's idle bit, before the M's @woken
  *      is set with a store-release (see wsx_m_wake()).
- *   H: written by the CPU hotplug callbacks.
+ *   H: written by the CPU hotplug callbacks (the kernel serializes them),
+ *      or by the module's exit where none can run (sched.c, "CPU hotplug").
  *   T: under the P's tlock (timers.c).
  *   K: under wsx_sched.mlock (handoff.c).
  * and O, X: wsx_ring.h's (included below), which the per-P ring uses too;
@@ -111,6 +112,8 @@ struct wsx_p {
 
 	bool want_online;	/* H: submitters check it under RCU */
 	bool m_online;		/* M: the M's acknowledgment */
+	/* H: the last online P, its CPU gone: it runs anywhere (sched.c) */
+	bool orphan;
 	wait_queue_head_t ack_wq;		/* hotplug waits for the ack */
 
 	spinlock_t tlock;			/* T: the delayed items */
@@ -223,6 +226,11 @@ struct wsx_sched {
 	atomic_t nmspinning ____cacheline_aligned_in_smp; /* A */
 	atomic_t npidle;			/* A */
 	atomic_t nponline;			/* A */
+	/*
+	 * A: set by the exit before its teardown (which stops the last online
+	 * P too), read by the offline callbacks, which may run meanwhile
+	 */
+	bool unloading;
 	unsigned long *pidle;			/* A: bit per idle P */
 };
 
@@ -239,6 +247,8 @@ void wsx_m_wake(struct wsx_m *m, bool spinning);
 
 int wsx_sched_init(const struct wsx_sched_params *params);
 void wsx_sched_exit(void);
+void wsx_sched_unload(void);
+void wsx_sched_stop_orphans(void);
 int wsx_sched_cpu_online(unsigned int cpu);
 int wsx_sched_cpu_offline(unsigned int cpu);
 

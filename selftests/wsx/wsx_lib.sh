@@ -32,6 +32,11 @@ wsx_reload() {
 	wsx_load "$@"
 }
 
+# wsx_log_mark TEXT: write TEXT into the kernel log, a line that
+# wsx_log_after TEXT finds again: it prints the log after it
+wsx_log_mark() { echo "$1" >/dev/kmsg; }
+wsx_log_after() { dmesg | sed -n "\\|$1|,\$p" | tail -n +2; }
+
 # wsx_case STATUS DESCRIPTION [REASON]: the next KTAP result line of a
 # shell test, one per case, counted as its subtests: STATUS 0 ok,
 # $KSFT_SKIP ok with "# SKIP REASON", any other not ok (and rc=KSFT_FAIL)

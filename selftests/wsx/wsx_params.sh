@@ -21,7 +21,7 @@ refused() {
 		return 1
 	fi
 	mark="wsx_params.sh: load with $1"
-	echo "$mark" >/dev/kmsg
+	wsx_log_mark "$mark"
 	if wsx_load "$1" 2>/dev/null; then
 		echo "# $1: loaded"
 		wsx_unload
@@ -31,7 +31,7 @@ refused() {
 		echo "# $1: the module is loaded"
 		return 1
 	fi
-	if ! dmesg | sed -n "\\|$mark|,\$p" | grep -qF -- "$2"; then
+	if ! wsx_log_after "$mark" | grep -qF -- "$2"; then
 		echo "# $1: the kernel log has no \"$2\""
 		return 1
 	fi
