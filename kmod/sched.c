@@ -5,7 +5,8 @@
  * The model is the Go runtime's.  A P (logical processor) owns the runnable
  * work of one CPU; an M (a kthread "wsx/<n>") runs items only while it holds
  * a P.  There is one P per online CPU by default (module parameter nprocs),
- * and one M per P to start with; an M holding a P runs on the P's CPU.  Ms
+ * and one M per P to start with; an M holding a P runs on the P's CPU
+ * (but the last online P's, see "CPU hotplug").  Ms
  * beyond those come and go with blocking sections (handoff.c), so which M
  * holds a P changes: p->m is its current holder.
  *
@@ -149,7 +150,8 @@
  * P the only one online (nponline 1: the callbacks are serialized by the
  * kernel's hotplug lock, so the count is exact there) does not stop it.
  * Items queued meanwhile would wait for a CPU of the module's to return,
- * and close() with them, while CPUs added after the load run the machine.
+ * and close() with them, while CPUs without a P (added after the load, or
+ * beyond nprocs) run the machine.
  * The P becomes an orphan: want_online stays true and its holder goes on
  * running it wherever the scheduler moves it (an M is not a per-CPU
  * kthread: its affinity is broken when its only CPU goes).  The online
@@ -1117,8 +1119,15 @@ static bool wsx_m_stop_p(struct wsx_m *m)
  */
 static void wsx_m_rebind(struct wsx_p *p)
 {
-	if (unlikely(raw_smp_processor_id() != p->cpu) && cpu_active(p->cpu))
-		set_cpus_allowed_ptr(current, cpumask_of(p->cpu));
+	if (likely(raw_smp_processor_id() == p->cpu) || !cpu_active(p->cpu))
+		return;
+	/*
+	 * Bound there already, as the CPU went down, but never moved back:
+	 * setting the same mask would not move it, so widen it first.
+	 */
+	if (cpumask_equal(current->cpus_ptr, cpumask_of(p->cpu)))
+		set_cpus_allowed_ptr(current, cpu_possible_mask);
+	set_cpus_allowed_ptr(current, cpumask_of(p->cpu));
 }
 
 /* ---- the M loop ------------------------------------------------------ */

@@ -221,9 +221,9 @@ online:
 	m_online;			/* F1: wait for the ack */
 #endif
 offline:
-	want_online = false;		/* wsx_sched_cpu_offline() (F5: smp_mb()) */
-	/* wsx_sched_cpu_offline(): wake_up(p->m) */
-	!m_online;			/* wsx_sched_cpu_offline() */
+	want_online = false;		/* wsx_p_stop() (F5: smp_mb()) */
+	/* wsx_p_stop(): wake_up(p->m) */
+	!m_online;			/* wsx_p_stop() */
 	atomic { offline_done = true; i++ }
 	if
 	:: i < NCYCLES -> goto online

@@ -75,7 +75,9 @@ mark="wsx_last_p.sh: CPU 0 goes again"
 wsx_log_mark "$mark"
 offline 0 && ! wsx_log_after "$mark" | grep -q "runs on without"
 wsx_case $? "CPU 0 goes offline with P1 online: P0 stops"
-offline 1
+mark="wsx_last_p.sh: CPU 1 goes again"
+wsx_log_mark "$mark"
+offline 1 && wsx_log_after "$mark" | grep -q "P1 runs on without its CPU 1"
 wsx_case $? "CPU 1 goes offline: P1 runs on without its CPU"
 items fib 18 -n 8
 wsx_case $? "items run on P1 without its CPU"
