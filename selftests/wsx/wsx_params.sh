@@ -69,10 +69,10 @@ wsx_case $? "stats=0 loads and unloads"
 schedtrace_at_load() {
 	mark="wsx_params.sh: load with schedtrace_ms=100"
 	param=/sys/module/wsx/parameters/schedtrace_ms
-	echo "$mark" >/dev/kmsg
+	wsx_log_mark "$mark"
 	wsx_reload schedtrace_ms=100 || return
 	tries=100
-	until dmesg | sed -n "\\|$mark|,\$p" | grep -q "wsx: WSX [0-9]*ms: nprocs="; do
+	until wsx_log_after "$mark" | grep -q "wsx: WSX [0-9]*ms: nprocs="; do
 		tries=$((tries - 1))
 		if [ "$tries" -eq 0 ]; then
 			echo "# schedtrace_ms=100: no schedtrace line in the kernel log within 10 s"
