@@ -54,13 +54,7 @@ static void wsx_m_take_p(struct wsx_m *m, struct wsx_p *p)
 {
 	WRITE_ONCE(m->p, p);
 	m->lastp = p;
-	/*
-	 * The CPU of an orphan is offline (sched.c, "CPU hotplug"): then the
-	 * M runs anywhere, not on the CPU of the P it held before, until it
-	 * binds itself again (wsx_m_rebind()).
-	 */
-	if (set_cpus_allowed_ptr(m->task, cpumask_of(p->cpu)))
-		set_cpus_allowed_ptr(m->task, cpu_possible_mask);
+	set_cpus_allowed_ptr(m->task, cpumask_of(p->cpu));
 	/*
 	 * Full barrier: whoever made us p->m did so before this; our next
 	 * read of p->want_online (wsx_find_runnable()) comes after.  Pairs

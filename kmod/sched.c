@@ -156,9 +156,9 @@
  * running it wherever the scheduler moves it (an M is not a per-CPU
  * kthread: its affinity is broken when its only CPU goes).  The online
  * callback of an orphan's CPU only clears the mark (the P is still counted
- * in nponline); the holder binds itself to the CPU again once the CPU is
- * active (wsx_m_rebind()), as does an M the P was handed to while the CPU
- * was down, whose wsx_m_take_p() could not bind it.  The module's exit sets
+ * in nponline); its M stays unbound until the P next stops or is handed
+ * over (rebinding it at once raced the kernel's own affinity changes on
+ * PREEMPT_RT: a scheduler WARNING on 6.12-rt).  The module's exit sets
  * unloading before its teardown, so that the last offline callback stops
  * its P, and then stops the orphans, whose CPUs are down and get no
  * callback (wsx_sched_stop_orphans()).  orphan is written by the callbacks,
@@ -1111,25 +1111,6 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 	return true;
 }
 
-/*
- * An M holding @p off the P's CPU (an orphan's, see "CPU hotplug") binds
- * itself to it again once the CPU is active.  While the CPU goes down,
- * active already false, the scheduler moves the M away and the offline
- * callback is still to come: it must not be bound back then.
- */
-static void wsx_m_rebind(struct wsx_p *p)
-{
-	if (likely(raw_smp_processor_id() == p->cpu) || !cpu_active(p->cpu))
-		return;
-	/*
-	 * Bound there already, as the CPU went down, but never moved back:
-	 * setting the same mask would not move it, so widen it first.
-	 */
-	if (cpumask_equal(current->cpus_ptr, cpumask_of(p->cpu)))
-		set_cpus_allowed_ptr(current, cpu_possible_mask);
-	set_cpus_allowed_ptr(current, cpumask_of(p->cpu));
-}
-
 /* ---- the M loop ------------------------------------------------------ */
 
 /*
@@ -1153,7 +1134,6 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 				return NULL;
 			continue;
 		}
-		wsx_m_rebind(p);
 		wsx_inbox_drain(p);
 		if (p->schedtick % wsx_sched.global_tick == 0) {
 			/* an M back from a blocking section first (handoff.c) */
