@@ -1461,7 +1461,7 @@ int wsx_sched_cpu_online(unsigned int cpu)
 	if (!p)
 		return 0;
 	if (p->orphan) {
-		/* never stopped, still counted: its M binds itself again */
+		/* never stopped, still counted; its M stays unbound (above) */
 		p->orphan = false;
 		pr_info("P%u has its CPU %u back\n", p->id, cpu);
 		return 0;
