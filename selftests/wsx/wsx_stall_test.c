@@ -42,7 +42,9 @@
  * again while the SPINs keep every M busy (on TCG a vCPU runs alone for
  * many ms: a shorter window is never seen from another one).  Once they
  * are consumed (B's SQ head, which that M publishes at the end of its
- * consume, just before it lets go of sq_lock), B pushes one NOP and relies
+ * consume, just before it lets go of sq_lock) and an ENTER of no entry
+ * has taken sq_lock after that M (which a vCPU's pause or a preemption
+ * can stop between the two), B pushes one NOP and relies
  * on the Ms while the flag is clear (a round that finds it set ENTERs,
  * does not count and is redone, at most 4 tries a round).  The bound
  * below counts from a free sq_lock: a NOP pushed as soon as the flag
@@ -688,6 +690,13 @@ TEST(starve)
 			ok = false;
 			break;
 		}
+		/*
+		 * The M that consumed them may still hold sq_lock (it
+		 * publishes the head before its unlock, and a vCPU or a
+		 * preemption can stop it there): the bound holds from a free
+		 * sq_lock.  An ENTER of nothing takes the lock after it.
+		 */
+		ASSERT_EQ(0, wsx_tring_enter(&b, 1, 0, 0, NULL));
 		a0 = fed_head(&a);
 		req = wsx_test_req(WSX_OP_NOP, id++, WSX_PLACE_LOCAL, 0, 0, 0,
 				   0);
