@@ -60,8 +60,13 @@
  * rings at most P pick-ups of WSX_SOURCE_BUDGET (256) entries of A's,
  * and the bound is twice that.  A walk
  * that takes the first pending ring from the head keeps the Ms on A
- * until A's SQ is found empty or two Ms collide on its sq_lock: tens of
- * thousands of A's entries.  B's records and the flood's are checked
+ * until A's SQ is found empty or two Ms collide on its sq_lock (those
+ * skip A): 5,000 to 11,000 of A's entries in some rounds (a mutant with
+ * that walk failed 10 runs of 12).  A walk that prefers the ring served
+ * most recently passes: B, whose priming entries were just taken up, is
+ * that ring when its NOP comes (waiting for the Ms to take A up again
+ * first was tried: the feeder's ENTERs then consume most of A's entries
+ * and the wait outlasts the guard).  B's records and the flood's are checked
  * once each; STARVE_GUARD_S only catches a hang.
  *
  * offline_fed: a pick-up session fed by a thread as above while CPU 1
