@@ -10,9 +10,12 @@
 # (an older build beside the current one: both in the same boot), and for
 # each tracer and mode it prints
 #   latency ko=NAME tracer=T mode=M items=N max_us=U from=FUNC to=FUNC
+#           stack=F1<F2<...
 # FROM and TO are where the longest stretch began and ended, which may be
-# outside wsx.  A figure, not a test: under TCG and KASAN the times are
-# the emulator's; compare modules in one boot.
+# outside wsx; STACK is the call stack where it ended (up to 8 functions,
+# innermost first), which says whose stretch it was.  A figure, not a
+# test: under TCG and KASAN the times are the emulator's; compare modules
+# in one boot.
 #
 #   sh latency.sh WSX_FLOOD ITEMS MODULE...
 flood=$1
@@ -34,8 +37,11 @@ for ko in "$@"; do
 			max=$(cat $t/tracing_max_latency)
 			from=$(sed -n 's/.*=> started at: *\([^ ]*\).*/\1/p' $t/trace | sed -n 1p)
 			to=$(sed -n 's/.*=> ended at: *\([^ ]*\).*/\1/p' $t/trace | sed -n 1p)
+			# the stack where it ended, innermost first: whose it was
+			stack=$(sed -n '/<stack trace>/,$s/^ *=> *\([^ ]*\).*/\1/p' \
+				$t/trace | sed -n 1,8p | tr '\n' '<')
 			echo nop >$t/current_tracer
-			echo "latency ko=$(basename "$ko") tracer=$tracer mode=$mode items=$items max_us=$max from=$from to=$to"
+			echo "latency ko=$(basename "$ko") tracer=$tracer mode=$mode items=$items max_us=$max from=$from to=$to stack=${stack%<}"
 		done
 	done
 	rmmod wsx || rc=1
