@@ -54,6 +54,12 @@ static void wsx_m_take_p(struct wsx_m *m, struct wsx_p *p)
 {
 	WRITE_ONCE(m->p, p);
 	m->lastp = p;
+	/*
+	 * An orphan's CPU is offline (sched.c, "CPU hotplug"): the call fails
+	 * and the M keeps the mask it had, that of the P it held before.  Not
+	 * synchronized with hotplug: a CPU going down is still online, and an
+	 * M bound to it then runs outside its mask (the same hazard).
+	 */
 	set_cpus_allowed_ptr(m->task, cpumask_of(p->cpu));
 	/*
 	 * Full barrier: whoever made us p->m did so before this; our next

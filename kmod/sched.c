@@ -157,9 +157,11 @@
  * kthread: its affinity is broken when its only CPU goes).  The online
  * callback of an orphan's CPU only clears the mark (the P is still counted
  * in nponline); its M stays unbound until the P next stops or is handed
- * over (rebinding it at once raced the kernel's own affinity changes on
- * PREEMPT_RT: a scheduler WARNING on 6.12-rt).  The module's exit sets
- * unloading before its teardown, so that the last offline callback stops
+ * over.  A rebind of its own, outside a callback, can bind the M to a CPU
+ * that is going down (dying, still online and active): the kernel takes
+ * the mask but cannot move the M, which then runs outside its mask (a
+ * scheduler WARNING on PREEMPT_RT, seen on 6.12-rt).  The module's exit
+ * sets unloading before its teardown, so that the last offline callback stops
  * its P, and then stops the orphans, whose CPUs are down and get no
  * callback (wsx_sched_stop_orphans()).  orphan is written by the callbacks,
  * and by the exit once no callback can run; unloading is read racily.

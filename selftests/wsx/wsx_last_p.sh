@@ -6,11 +6,11 @@
 # Ps are on CPUs 0 and 1, and CPUs 2 and 3 run none.  CPU 1 goes offline
 # (P1 stops), then CPU 0, whose P is the last online one: P0 runs on
 # without its CPU, so items still run, on the global queue and placed on
-# P0, and their sessions close.  With CPU 0 back, P0 runs on.  Then, with CPU 1 back, CPU 0 goes offline as any other
-# (P0 stops), and CPU 1 is the last; the module unloads while P1 runs
-# without its CPU (its exit stops it) and loads again.  Needs a CPU 0 that
-# can go offline (x86: an Intel CPU model and cpu0_hotplug, vm-run
-# --cpu0-hotplug); skips elsewhere.
+# P0, and their sessions close.  With CPU 0 back, P0 runs on.  Then, with
+# CPU 1 back, CPU 0 goes offline as any other (P0 stops), and CPU 1 is the
+# last; the module unloads while P1 runs without its CPU (its exit stops
+# it) and loads again.  Needs a CPU 0 that can go offline (x86: an Intel
+# CPU model and cpu0_hotplug, vm-run --cpu0-hotplug); skips elsewhere.
 DIR=$(dirname "$0")
 . "$DIR/wsx_lib.sh"
 wsx_need_root_and_module
