@@ -56,7 +56,8 @@ static void wsx_m_take_p(struct wsx_m *m, struct wsx_p *p)
 	m->lastp = p;
 	/*
 	 * An orphan's CPU is offline (sched.c, "CPU hotplug"): the call fails
-	 * and the M keeps the mask it had, that of the P it held before.  Not
+	 * and the M keeps the mask it had (a spare's: the CPU of the P it held
+	 * before; an M back from a blocking section: every CPU).  Not
 	 * synchronized with hotplug: a CPU going down is still online, and an
 	 * M bound to it then runs outside its mask (the same hazard).
 	 */

@@ -156,13 +156,15 @@
  * running it wherever the scheduler moves it (an M is not a per-CPU
  * kthread: its affinity is broken when its only CPU goes).  The online
  * callback of an orphan's CPU only clears the mark (the P is still counted
- * in nponline); its M stays unbound until the P next stops or is handed
- * over.  A rebind of its own, outside a callback, can bind the M to a CPU
- * that is going down (dying, still online and active): the kernel takes
- * the mask but cannot move the M, which then runs outside its mask (a
- * scheduler WARNING on PREEMPT_RT, seen on 6.12-rt).  The module's exit
- * sets unloading before its teardown, so that the last offline callback stops
- * its P, and then stops the orphans, whose CPUs are down and get no
+ * in nponline); its M is not bound again until the P next stops: it runs
+ * where the kernel put it when the CPU went (its affinity broken), or, once
+ * the P is handed over, where the new M could run before.  A rebind of its
+ * own, outside a callback, can bind the M to a CPU that is going down
+ * (dying, still online and active): the kernel takes the mask but cannot
+ * move the M, which then runs outside its mask (a scheduler WARNING on
+ * PREEMPT_RT, seen on 6.12-rt).  The module's exit sets unloading before
+ * its teardown, so that the last offline callback stops its P, and then
+ * stops the orphans, whose CPUs are down and get no
  * callback (wsx_sched_stop_orphans()).  orphan is written by the callbacks,
  * and by the exit once no callback can run; unloading is read racily.
  */
@@ -1463,7 +1465,7 @@ int wsx_sched_cpu_online(unsigned int cpu)
 	if (!p)
 		return 0;
 	if (p->orphan) {
-		/* never stopped, still counted; its M stays unbound (above) */
+		/* never stopped, still counted; its M is not bound (above) */
 		p->orphan = false;
 		pr_info("P%u has its CPU %u back\n", p->id, cpu);
 		return 0;
