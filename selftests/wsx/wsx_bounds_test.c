@@ -63,17 +63,7 @@
 
 static long watermark(const char *name)
 {
-	char path[128], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), WM_DIR "/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return strtol(buf, NULL, 10);
+	return wsx_test_debug_number("watermark", name);
 }
 
 static int watermarks_reset(void)
@@ -81,21 +71,6 @@ static int watermarks_reset(void)
 	if (wsx_test_write_file(WM_DIR "/tlock_items", "0"))
 		return -1;
 	return wsx_test_write_file(WM_DIR "/fire_items", "0");
-}
-
-static long debug_count(const char *name)
-{
-	char path[128], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/wsx/count/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return strtol(buf, NULL, 10);
 }
 
 /*
@@ -209,9 +184,9 @@ TEST_F(bounds, flush_resumes_after_pops)
 	EXPECT_EQ(cancelled + (long long)na,
 		  wsx_test_global_stat("cancelled"));
 	EXPECT_LT(t1, t0 + a_delay);
-	EXPECT_GE(debug_count("cursor_moves"), 1);
+	EXPECT_GE(wsx_test_debug_number("count", "cursor_moves"), 1);
 	TH_LOG("closing A took %.1f ms; the cursor moved %ld times",
-	       (t1 - t0) / 1e6, debug_count("cursor_moves"));
+	       (t1 - t0) / 1e6, wsx_test_debug_number("count", "cursor_moves"));
 	while (got < nb) {
 		long r = wsx_test_wait(self->b, recs, NITEMS, 1,
 				       30LL * 1000000000);

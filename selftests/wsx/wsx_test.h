@@ -330,12 +330,16 @@ static inline int wsx_test_fault_set(const char *name, const char *us)
 	return wsx_test_write_file(path, us);
 }
 
-static inline long wsx_test_fault_hits(const char *name)
+/*
+ * A number from the WSX_DEBUG build's /sys/kernel/debug/wsx/DIR/NAME (fault,
+ * watermark, count: kmod/fault.h); -1 when it cannot be read.
+ */
+static inline long wsx_test_debug_number(const char *dir, const char *name)
 {
 	char path[128], buf[32] = "";
 	FILE *f;
 
-	snprintf(path, sizeof(path), WSX_TEST_FAULT_DIR "/%s_hits", name);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/wsx/%s/%s", dir, name);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -343,6 +347,14 @@ static inline long wsx_test_fault_hits(const char *name)
 		buf[0] = '\0';
 	fclose(f);
 	return strtol(buf, NULL, 10);
+}
+
+static inline long wsx_test_fault_hits(const char *name)
+{
+	char hits[96];
+
+	snprintf(hits, sizeof(hits), "%s_hits", name);
+	return wsx_test_debug_number("fault", hits);
 }
 
 /* A whole file into a malloc'ed, NUL-terminated buffer; NULL on error. */
