@@ -17,6 +17,7 @@ static const char *const wsx_fault_names[WSX_NR_FAULTS] = {
 	[WSX_FAULT_POST_BETWEEN_TAILS] = "post_between_tails",
 	[WSX_FAULT_ENTER_IN_SQ_LOCK] = "enter_in_sq_lock",
 	[WSX_FAULT_FLUSH_BETWEEN_BATCHES] = "flush_between_batches",
+	[WSX_FAULT_BIND_BEFORE_LOCK] = "bind_before_lock",
 };
 
 static u32 wsx_fault_us[WSX_NR_FAULTS];
@@ -31,6 +32,7 @@ static atomic_t wsx_watermarks[WSX_NR_WATERMARKS];
 
 static const char *const wsx_count_names[WSX_NR_COUNTS] = {
 	[WSX_COUNT_CURSOR_MOVES] = "cursor_moves",
+	[WSX_COUNT_BIND_MISSED] = "bind_missed",
 };
 
 static atomic_t wsx_counts[WSX_NR_COUNTS];

@@ -49,6 +49,10 @@ enum wsx_fault_point {
 	 * (the cursor kept while due items may be popped)
 	 */
 	WSX_FAULT_FLUSH_BETWEEN_BATCHES,
+	/* wsx_m_bind(), sleeping: between its racy look at the CPU and the
+	 * hotplug lock (where a bind without the lock would bind)
+	 */
+	WSX_FAULT_BIND_BEFORE_LOCK,
 	WSX_NR_FAULTS,
 };
 
@@ -63,6 +67,8 @@ enum wsx_watermark {
 enum wsx_count_point {
 	/* wsx_timers_take(): a pop took a paused flush's cursor item */
 	WSX_COUNT_CURSOR_MOVES,
+	/* wsx_m_bind(): the M was not on the CPU it bound itself to */
+	WSX_COUNT_BIND_MISSED,
 	WSX_NR_COUNTS,
 };
 

@@ -28,9 +28,39 @@
  *
  * Pool Ms beyond one per P exit after idle_thread_ms (default 5 s, as
  * io-wq's workers): a reaper work stops them.
+ *
+ * Affinity.  An M holding a P runs bound to the P's CPU; an M in a
+ * blocking section, and the holder of a stopped P or of an orphan (sched.c,
+ * "CPU hotplug"), runs anywhere.  The M sets its own mask, and the kernel
+ * widens it when the CPU goes down under it, so the M keeps no record of
+ * what it set: it looks at its mask (current->nr_cpus_allowed, one CPU,
+ * the one it runs on).  Taking a P does not bind; the M binds itself with
+ * wsx_m_bind() at each pass of wsx_find_runnable() that finds it unbound,
+ * and at the end of a blocking section, synchronized with CPU hotplug.
+ * A CPU going down is "dying" from the start of the kernel's _cpu_down,
+ * and still online and active until its deactivation: a task bound to it
+ * then is accepted, but the kernel may fail to move it there and it runs
+ * outside its mask (a scheduler WARNING on PREEMPT_RT, seen on 6.12-rt).
+ * The kernel brings CPUs up and down, and sets and clears dying, under
+ * cpu_hotplug_lock held for write, so wsx_m_bind() binds only under
+ * cpus_read_trylock(), to an active CPU that is not dying.  Never the
+ * blocking cpus_read_lock(): a hotplug callback holding the lock for
+ * write waits for the P's holder (wsx_p_stop() in sched.c), which would
+ * wait for the callback; and a writer that only waits for the lock shuts
+ * new readers out, while a reader may be waiting for this M (the module's
+ * load: cpuhp_setup_state() holds the lock for read while the online
+ * callbacks wait for the Ms).  When the bind cannot be made now, an
+ * M bound to another CPU unbinds (a wider mask needs no lock), so that the
+ * P's items do not share another P's CPU meanwhile; it tries again at its
+ * next pass, so the holder of an orphan binds itself to the CPU when the
+ * CPU is back.  The one bind outside it is the online callback's:
+ * wsx_m_stop_p() binds the holder to the callback's own CPU, coming up,
+ * while the callback holds the lock and waits for it.  models/bind.pml
+ * checks this.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -38,6 +68,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include "fault.h"
 #include "handoff.h"
 #include "sched.h"
 #include "wsx_trace.h"
@@ -49,19 +80,67 @@ MODULE_PARM_DESC(idle_thread_ms, "Spare Ms beyond one per P exit after this long
 static void wsx_reaper_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(wsx_reaper_work, wsx_reaper_fn);
 
-/* The M starts holding @p (the M itself, or its creator before it runs). */
+/* Let the calling M run on any CPU (see "Affinity"); needs no lock. */
+void wsx_m_unbind(void)
+{
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+/* Under the hotplug lock: bind the current M to @cpu if it can be. */
+static bool wsx_m_bind_locked(unsigned int cpu)
+{
+	/* dying too: hotplug's debugfs target can stop a CPU half-way down */
+	if (!cpu_active(cpu) || cpu_dying(cpu))
+		return false;
+	if (set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+		return false;
+	/* the kernel moved us there before returning: it could not if dying */
+	if (raw_smp_processor_id() != cpu)
+		wsx_count(WSX_COUNT_BIND_MISSED);
+	return true;
+}
+
+/**
+ * wsx_m_bind - bind the current M to its P's CPU, if it is not
+ * @m:	the current M, holding a P
+ *
+ * When it cannot be done now (hotplug under way, the CPU not active), an
+ * M bound to another CPU unbinds, and a later call tries again (see
+ * "Affinity").
+ *
+ * Context: process context, the M itself; may sleep.
+ */
+void wsx_m_bind(struct wsx_m *m)
+{
+	unsigned int cpu = m->p->cpu;
+	/* the kernel's, which it changes when a CPU goes down under us */
+	bool one = data_race(current->nr_cpus_allowed) == 1;
+	bool bound;
+
+	if (likely(one && raw_smp_processor_id() == cpu))
+		return;
+	/* racy, a cheap guard: an orphan's holder passes here every time */
+	if (cpu_active(cpu)) {
+		wsx_fault_sleep(WSX_FAULT_BIND_BEFORE_LOCK);
+		if (cpus_read_trylock()) {
+			bound = wsx_m_bind_locked(cpu);
+			cpus_read_unlock();
+			if (bound)
+				return;
+		}
+	}
+	if (one)
+		wsx_m_unbind();
+}
+
+/*
+ * The M starts holding @p (the M itself, or its creator before it runs);
+ * the M binds itself to the P's CPU at its next pass (see "Affinity").
+ */
 static void wsx_m_take_p(struct wsx_m *m, struct wsx_p *p)
 {
 	WRITE_ONCE(m->p, p);
 	m->lastp = p;
-	/*
-	 * An orphan's CPU is offline (sched.c, "CPU hotplug"): the call fails
-	 * and the M keeps the mask it had (a spare's: the CPU of the P it held
-	 * before; an M back from a blocking section: every CPU).  Not
-	 * synchronized with hotplug: a CPU going down is still online, and an
-	 * M bound to it then runs outside its mask (the same hazard).
-	 */
-	set_cpus_allowed_ptr(m->task, cpumask_of(p->cpu));
 	/*
 	 * Full barrier: whoever made us p->m did so before this; our next
 	 * read of p->want_online (wsx_find_runnable()) comes after.  Pairs
@@ -331,6 +410,8 @@ void wsx_m_block_end(struct wsx_m *m)
 		spin_unlock(&wsx_sched.mlock);
 	}
 	wsx_m_take_p(m, p);
+	/* the rest of the item runs on the P's CPU (see "Affinity") */
+	wsx_m_bind(m);
 }
 
 /**
@@ -363,7 +444,7 @@ void wsx_block_begin(void)
 		WRITE_ONCE(m->p, p);
 		return;
 	}
-	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	wsx_m_unbind();
 	atomic64_inc(&wsx_sched.handoffs);
 	/* the spare may have given the P up and exited by now: not spare->id */
 	trace_wsx_handoff(m->id, p->id, spare_id);

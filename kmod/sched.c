@@ -156,17 +156,14 @@
  * running it wherever the scheduler moves it (an M is not a per-CPU
  * kthread: its affinity is broken when its only CPU goes).  The online
  * callback of an orphan's CPU only clears the mark (the P is still counted
- * in nponline); its M is not bound again until the P next stops: it runs
- * where the kernel put it when the CPU went (its affinity broken), or, once
- * the P is handed over, where the new M could run before.  A rebind of its
- * own, outside a callback, can bind the M to a CPU that is going down
- * (dying, still online and active): the kernel takes the mask but cannot
- * move the M, which then runs outside its mask (a scheduler WARNING on
- * PREEMPT_RT, seen on 6.12-rt).  The module's exit sets unloading before
- * its teardown, so that the last offline callback stops its P, and then
- * stops the orphans, whose CPUs are down and get no
- * callback (wsx_sched_stop_orphans()).  orphan is written by the callbacks,
- * and by the exit once no callback can run; unloading is read racily.
+ * in nponline); the P's holder binds itself to the CPU at its next pass
+ * once the hotplug operation is over and the CPU active, as any M that
+ * takes a P does (handoff.c, "Affinity": a bind races CPUs going down
+ * unless it holds the hotplug lock).  The module's exit sets unloading
+ * before its teardown, so that the last offline callback stops its P, and
+ * then stops the orphans, whose CPUs are down and get no callback
+ * (wsx_sched_stop_orphans()).  orphan is written by the callbacks, and by
+ * the exit once no callback can run; unloading is read racily.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -1102,13 +1099,17 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 	 */
 	synchronize_rcu();
 	wsx_p_drain(p);
-	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	wsx_m_unbind();
 	WRITE_ONCE(p->m_online, false);
 	wake_up(&p->ack_wq);
 	wait_event_idle(m->wq, READ_ONCE(p->want_online) ||
 			kthread_should_stop());
 	if (kthread_should_stop())
 		return false;
+	/*
+	 * The online callback's own CPU, coming up: bound while the callback
+	 * holds the hotplug lock (handoff.c, "Affinity")
+	 */
 	set_cpus_allowed_ptr(current, cpumask_of(p->cpu));
 	WRITE_ONCE(p->m_online, true);
 	wake_up(&p->ack_wq);	/* the online callback waits for it */
@@ -1138,6 +1139,7 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 				return NULL;
 			continue;
 		}
+		wsx_m_bind(m);
 		wsx_inbox_drain(p);
 		if (p->schedtick % wsx_sched.global_tick == 0) {
 			/* an M back from a blocking section first (handoff.c) */
@@ -1465,7 +1467,7 @@ int wsx_sched_cpu_online(unsigned int cpu)
 	if (!p)
 		return 0;
 	if (p->orphan) {
-		/* never stopped, still counted; its M is not bound (above) */
+		/* never stopped, still counted; its M binds itself (above) */
 		p->orphan = false;
 		pr_info("P%u has its CPU %u back\n", p->id, cpu);
 		return 0;

@@ -13,8 +13,9 @@
  * callback that finds its P the only one online (nponline == 1) does not
  * stop it: the P becomes an orphan and its M goes on running it wherever
  * the scheduler puts it; the online callback of an orphan's CPU only
- * clears the mark (the M is not bound again: not modelled, affinity is not
- * part of correctness).  Any other offline stops the P as hotplug.pml
+ * clears the mark (its M binds itself to the CPU again once the CPU is
+ * active, handoff.c's "Affinity": not modelled, affinity is not part of
+ * correctness).  Any other offline stops the P as hotplug.pml
  * models it (want_online cleared, the M acknowledges, nponline drops); an
  * online starts it and waits for the acknowledgement.
  *

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Load generator for wsx_hotplug.sh: keeps up to 512 SPAWN(4, 4) trees
- * (341 items each) queued on the local P and the global queue until the file named by its
- * argument exists, then waits for every completion.  It creates that name
- * with ".ready" appended once the NOPs of the first check below ran.  Exits 0 when every
- * tree completed exactly once with all its 341 items, the Ps' executed
- * counters grew by exactly the items submitted, and every P is back: a NOP
- * queued on each P in turn, before the load and after it, is run by that P
- * on the same CPU both times; prints what it saw.
+ * Load generator for wsx_hotplug.sh: keeps up to 512 items queued on the
+ * local P and the global queue until the file named by its argument exists,
+ * then waits for every completion: SPAWN(4, 4) trees (341 items each) and,
+ * one in SLEEP_EVERY, a SLEEP of SLEEP_US, whose blocking section hands its
+ * P to another M.  It creates that name with ".ready" appended once the
+ * NOPs of the first check below ran.  Exits 0 when every tree completed
+ * exactly once with all its 341 items and every SLEEP once, the Ps'
+ * executed counters grew by exactly the items submitted, and every P is
+ * back: a NOP queued on each P in turn, before the load and after it, is
+ * run by that P on the same CPU both times; prints what it saw.
  */
 #include <sys/stat.h>
 
@@ -18,6 +20,9 @@
 #define IN_FLIGHT	512
 #define MAX_TREES	(1 << 22)
 #define MAX_PS		1024
+#define SLEEP_EVERY	16
+#define SLEEP_US	1000
+#define SLEEP_TAG	(1ULL << 63)	/* in a SLEEP's user_data */
 
 static struct wsx_completion recs[WSX_WAIT_MAX];
 static unsigned char seen[MAX_TREES];
@@ -81,7 +86,8 @@ static int pinned_cpus(int fd, int nprocs, unsigned int *cpus)
 
 int main(int argc, char **argv)
 {
-	size_t sent = 0, done = 0, dups = 0, bad = 0;
+	size_t sent = 0, done = 0, dups = 0, bad = 0, trees = 0, sleeps = 0;
+	size_t slept = 0;
 	struct wsx_req reqs[BATCH];
 	unsigned int cpu_before[MAX_PS], cpu_after[MAX_PS];
 	char ready[4096];
@@ -109,16 +115,25 @@ int main(int argc, char **argv)
 	close(ret);
 	while (done < sent || stat(argv[1], &st)) {
 		if (stat(argv[1], &st) && sent - done < IN_FLIGHT &&
-		    sent + BATCH <= MAX_TREES) {
+		    trees + BATCH <= MAX_TREES) {
+			size_t t = trees, s = sleeps;
+
 			for (int i = 0; i < BATCH; i++)
-				reqs[i] = wsx_test_req(WSX_OP_SPAWN, sent + i,
+				reqs[i] = i % SLEEP_EVERY == SLEEP_EVERY - 1 ?
+					wsx_test_req(WSX_OP_SLEEP, SLEEP_TAG | s++,
+						     WSX_PLACE_LOCAL, 0,
+						     SLEEP_US, 0, 0) :
+					wsx_test_req(WSX_OP_SPAWN, t++,
 					i % 2 ? WSX_PLACE_GLOBAL : WSX_PLACE_LOCAL,
 					0, 4, 4, 0);
 			ret = wsx_test_submit(fd, reqs, BATCH, NULL);
-			if (ret > 0)
-				sent += ret;
-			else if (ret != -EAGAIN)
+			if (ret < 0 && ret != -EAGAIN)
 				return fprintf(stderr, "submit: %ld\n", ret), 1;
+			for (long i = 0; i < ret; i++, sent++)
+				if (reqs[i].op == WSX_OP_SLEEP)
+					sleeps++;
+				else
+					trees++;
 		}
 		ret = wsx_test_wait(fd, recs, WSX_WAIT_MAX, done < sent, 30LL * 1000000000);
 		if (ret < 0)
@@ -126,19 +141,26 @@ int main(int argc, char **argv)
 		for (long i = 0; i < ret; i++) {
 			__u64 id = recs[i].user_data;
 
-			if (id >= sent || recs[i].status ||
-			    recs[i].result != TREE_NODES)
+			if (id & SLEEP_TAG) {
+				if ((id & ~SLEEP_TAG) >= sleeps || recs[i].status)
+					bad++;
+				else
+					slept++;
+			} else if (id >= trees || recs[i].status ||
+				   recs[i].result != TREE_NODES) {
 				bad++;
-			else if (seen[id]++)
+			} else if (seen[id]++) {
 				dups++;
+			}
 		}
 		done += ret;
 	}
 	wsx_test_read_debugfs("stats", after, sizeof(after));
 	executed = wsx_test_stat_sum(after, nprocs, "executed") -
 		   wsx_test_stat_sum(before, nprocs, "executed");
-	printf("# %zu trees submitted, %zu completed, %zu twice, %zu wrong; %lld items executed, %lld expected\n",
-	       sent, done, dups, bad, executed, (long long)sent * TREE_NODES);
+	printf("# %zu trees and %zu SLEEPs submitted, %zu completed (%zu SLEEPs), %zu trees twice, %zu wrong; %lld items executed, %lld expected\n",
+	       trees, sleeps, done, slept, dups, bad, executed,
+	       (long long)trees * TREE_NODES + (long long)sleeps);
 	ret = pinned_cpus(fd, nprocs, cpu_after);
 	for (int p = 0; p < nprocs; p++) {
 		if (p < ret && cpu_after[p] == cpu_before[p])
@@ -153,6 +175,7 @@ int main(int argc, char **argv)
 	printf("# afterwards %d of %d Ps ran a NOP queued on them on their own CPU\n",
 	       nprocs - lost, nprocs);
 	close(fd);
-	return done == sent && !dups && !bad && !lost &&
-	       executed == (long long)sent * TREE_NODES ? 0 : 1;
+	return done == sent && slept == sleeps && !dups && !bad && !lost &&
+	       executed == (long long)trees * TREE_NODES + (long long)sleeps ?
+	       0 : 1;
 }

@@ -6,11 +6,12 @@
 # Ps are on CPUs 0 and 1, and CPUs 2 and 3 run none.  CPU 1 goes offline
 # (P1 stops), then CPU 0, whose P is the last online one: P0 runs on
 # without its CPU, so items still run, on the global queue and placed on
-# P0, and their sessions close.  With CPU 0 back, P0 runs on.  Then, with
-# CPU 1 back, CPU 0 goes offline as any other (P0 stops), and CPU 1 is the
-# last; the module unloads while P1 runs without its CPU (its exit stops
-# it) and loads again.  Needs a CPU 0 that can go offline (x86: an Intel
-# CPU model and cpu0_hotplug, vm-run --cpu0-hotplug); skips elsewhere.
+# P0, and their sessions close.  With CPU 0 back, P0's M binds itself to
+# CPU 0 again (handoff.c, "Affinity").  Then, with CPU 1 back, CPU 0 goes
+# offline as any other (P0 stops), and CPU 1 is the last; the module
+# unloads while P1 runs without its CPU (its exit stops it) and loads
+# again.  Needs a CPU 0 that can go offline (x86: an Intel CPU model and
+# cpu0_hotplug, vm-run --cpu0-hotplug); skips elsewhere.
 DIR=$(dirname "$0")
 . "$DIR/wsx_lib.sh"
 wsx_need_root_and_module
@@ -53,8 +54,8 @@ wsx_case $? "items run while no CPU of the module's is online"
 items nop -n 256 -p cpu:0
 wsx_case $? "items placed on P0 run while its CPU is offline"
 online 0
-items spin 100000 -n 64 -p cpu:0
-wsx_case $? "CPU 0 back: P0 runs its items"
+items spin 100000 -n 64 -p cpu:0 && wsx_m_bound_to 0 0 && wsx_m_masks
+wsx_case $? "CPU 0 back: P0's M runs its items bound to CPU 0 again"
 online 1
 mark="wsx_last_p.sh: CPU 0 goes again"
 wsx_log_mark "$mark"

@@ -87,6 +87,60 @@ wsx_hotplug_cpus() {
 	fi
 }
 
+# wsx_cpu_in LIST CPU: CPU is in LIST, a cpulist such as 0-2,5
+wsx_cpu_in() {
+	for range in $(echo "$1" | tr ',' ' '); do
+		[ "$2" -ge "${range%-*}" ] && [ "$2" -le "${range#*-}" ] &&
+			return 0
+	done
+	return 1
+}
+
+# wsx_m_masks: print each of wsx's threads (wsx/N, the Ms) as
+# "# wsx/N on CPU C, allowed LIST" (C: the CPU it runs or last ran on,
+# /proc's stat field 39); fail when one is outside its mask
+wsx_m_masks() {
+	outside=0
+	for t in /proc/[0-9]*; do
+		case $(cat "$t/comm" 2>/dev/null) in
+		wsx/*) ;;
+		*) continue ;;
+		esac
+		allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' \
+			"$t/status" 2>/dev/null)
+		# comm holds no space (wsx/N): field 39 is the processor
+		on=$(cut -d' ' -f39 "$t/stat" 2>/dev/null)
+		[ -n "$allowed" ] && [ -n "$on" ] || continue	# it exited
+		echo "# $(cat "$t/comm") on CPU $on, allowed $allowed"
+		wsx_cpu_in "$allowed" "$on" || {
+			echo "# $(cat "$t/comm") runs outside its mask"
+			outside=1
+		}
+	done
+	[ $outside = 0 ]
+}
+
+# wsx_p_holder P: the id of the M holding P, from one scheddetail trace in
+# the kernel log (schedtrace_ms and scheddetail set back to off after)
+wsx_p_holder() {
+	mark="wsx_p_holder: P$1, $$"
+	wsx_log_mark "$mark"
+	echo 1 >/sys/module/wsx/parameters/scheddetail
+	echo 200 >/sys/module/wsx/parameters/schedtrace_ms
+	sleep 1
+	echo 0 >/sys/module/wsx/parameters/schedtrace_ms
+	echo 0 >/sys/module/wsx/parameters/scheddetail
+	wsx_log_after "$mark" | sed -n "s/.* P$1: .* m=\([0-9]*\) .*/\1/p" |
+		tail -n 1
+}
+
+# wsx_m_bound_to P CPU: the M holding P is allowed on CPU alone
+wsx_m_bound_to() {
+	m=$(wsx_p_holder "$1")
+	[ -n "$m" ] || { echo "# no scheddetail line for P$1"; return 1; }
+	wsx_m_masks | grep "^# wsx/$m on" | grep -q ", allowed $2\$"
+}
+
 # wsx_need_root_and_module: skip (exit 4) with the reason when the test
 # cannot run here
 wsx_need_root_and_module() {
