@@ -96,26 +96,41 @@ wsx_cpu_in() {
 	return 1
 }
 
-# wsx_m_masks: print each of wsx's threads (wsx/N, the Ms) as
-# "# wsx/N on CPU C, allowed LIST" (C: the CPU it runs or last ran on,
-# /proc's stat field 39); fail when one is outside its mask
+# wsx_m_mask /proc/PID: when PID is one of wsx's threads (wsx/N, an M),
+# print "# wsx/N on CPU C, allowed LIST" (C: the CPU it runs or last ran
+# on, /proc's stat field 39); status 1 when C is outside LIST, 2 when PID
+# is not an M (or it exited)
+wsx_m_mask() {
+	case $(cat "$1/comm" 2>/dev/null) in
+	wsx/*) ;;
+	*) return 2 ;;
+	esac
+	allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' \
+		"$1/status" 2>/dev/null)
+	# comm holds no space (wsx/N): field 39 is the processor
+	on=$(cut -d' ' -f39 "$1/stat" 2>/dev/null)
+	[ -n "$allowed" ] && [ -n "$on" ] || return 2
+	echo "# $(cat "$1/comm") on CPU $on, allowed $allowed"
+	wsx_cpu_in "$allowed" "$on"
+}
+
+# wsx_m_masks: print every M as wsx_m_mask does; fail when one is outside
+# its mask, looked at twice 200 ms apart (an M binding itself shows its new
+# mask while the kernel is still moving it)
 wsx_m_masks() {
-	outside=0
+	late=
 	for t in /proc/[0-9]*; do
-		case $(cat "$t/comm" 2>/dev/null) in
-		wsx/*) ;;
-		*) continue ;;
-		esac
-		allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' \
-			"$t/status" 2>/dev/null)
-		# comm holds no space (wsx/N): field 39 is the processor
-		on=$(cut -d' ' -f39 "$t/stat" 2>/dev/null)
-		[ -n "$allowed" ] && [ -n "$on" ] || continue	# it exited
-		echo "# $(cat "$t/comm") on CPU $on, allowed $allowed"
-		wsx_cpu_in "$allowed" "$on" || {
-			echo "# $(cat "$t/comm") runs outside its mask"
-			outside=1
-		}
+		wsx_m_mask "$t"
+		[ $? = 1 ] && late="$late $t"
+	done
+	[ -z "$late" ] && return 0
+	sleep 0.2
+	outside=0
+	for t in $late; do
+		wsx_m_mask "$t"
+		[ $? = 1 ] || continue
+		echo "# $(cat "$t/comm") runs outside its mask"
+		outside=1
 	done
 	[ $outside = 0 ]
 }
