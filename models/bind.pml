@@ -24,11 +24,18 @@
  * The M, at each pass of wsx_find_runnable() with its P online: when not
  * bound (bound is the M's real mask, which the M reads: it keeps no record
  * of its own), wsx_m_bind(): a racy look at the CPU (active), then the
- * trylock, a second look (active, not dying), the bind.  At any pass it may also start a blocking
- * section and come back with the P (wsx_block_begin() unbinds it,
- * wsx_m_block_end() takes a P without binding), so that it binds again and
- * again while the CPU comes and goes.  With its P stopped it unbinds,
+ * trylock, a second look (active, not dying), the bind.  At any pass it
+ * may also start a blocking section and come back with the P
+ * (wsx_block_begin() unbinds it; wsx_m_block_end() takes a P and binds
+ * through wsx_m_bind(), the same steps), so that it binds again and again
+ * while the CPU comes and goes.  With its P stopped it unbinds,
  * acknowledges, waits for the online and binds (the callback's bind).
+ *
+ * Not modelled: a second CPU (an M bound to another P's CPU, which
+ * wsx_m_bind() unbinds when it cannot bind now: a wider mask, no hazard);
+ * the load, whose online callbacks run under the lock held for read.  The
+ * kernel leaves dying set on a CPU that is down until its next bring-up;
+ * the model clears it, as the M looks at cpu_active first.
  *
  * Properties
  * ----------
@@ -61,7 +68,7 @@ bool cpu_active = true;	/* cpu_active() */
 bool dying;		/* cpu_dying() */
 bool want_online = true;	/* p->want_online (H) */
 bool m_online = true;		/* p->m_online (M) */
-bool bound;		/* the M's mask is the P's CPU (m->bound_cpu) */
+bool bound;	/* the M's mask is the P's CPU (nr_cpus_allowed 1, on it) */
 bool done;		/* the hotplug operations are over */
 
 inline write_lock()
