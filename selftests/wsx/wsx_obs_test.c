@@ -381,19 +381,75 @@ static long long ev_field(const char *line, const char *key)
 	return p ? strtoll(p + strlen(pat), NULL, 10) : LLONG_MIN;
 }
 
+/*
+ * Where each item was last queued, by the value its events print for it
+ * (item=%p, the same for one item within a boot), so that a start can be
+ * matched with its item's queue event: open addressing, found or added.
+ */
+#define EV_ITEMS 16384
+
+struct ev_item {
+	unsigned long long key;
+	int p;
+	bool used;
+};
+
+static struct ev_item *ev_item_slot(struct ev_item *tab, const char *e)
+{
+	const char *at = strstr(e, " item=");
+	unsigned long long key;
+	size_t i;
+
+	if (!at)
+		return NULL;
+	key = strtoull(at + 6, NULL, 16);
+	for (i = (key * 0x9e3779b97f4a7c15ULL) >> 50; ; i = (i + 1) % EV_ITEMS) {
+		if (!tab[i].used || tab[i].key == key) {
+			tab[i].used = true;
+			tab[i].key = key;
+			return &tab[i];
+		}
+	}
+}
+
+/* The CPU a trace line was written on (its "[001]"), or -1. */
+static int ev_cpu(const char *line, const char *event)
+{
+	const char *at;
+
+	for (at = line; (at = strchr(at, '[')) && at < event; at++) {
+		char *end;
+		long cpu = strtol(at + 1, &end, 10);
+
+		if (end > at + 1 && *end == ']')
+			return (int)cpu;
+	}
+	return -1;
+}
+
 /* Events of the trace, counted and checked per type. */
 struct ev_counts {
 	long queue, start, end, steal, stolen_items, spill, spilled, park;
 	long unpark, stolen_starts, global_starts, other;
+	/* items queued on P0 that started on another P: stolen, or spilled */
+	long p0_stolen, p0_spilled;
+	long off_cpu;	/* starts written on another CPU than their P's */
 	unsigned long long in_buffer, written;
 };
 
+/*
+ * @cpu_is_p: P i is CPU i (every CPU online, as at the module's load: it
+ * numbers its Ps after the online CPUs), so each start is written on the CPU
+ * of its P, whose M is bound there.
+ */
 static void count_events(struct __test_metadata *_metadata, char *text,
-			 int nprocs, struct ev_counts *c)
+			 int nprocs, bool cpu_is_p, struct ev_counts *c)
 {
+	struct ev_item *items = calloc(EV_ITEMS, sizeof(*items)), *it;
 	char *line, *save;
 
 	memset(c, 0, sizeof(*c));
+	ASSERT_NE(NULL, items);
 	wsx_test_trace_entries(text, &c->in_buffer, &c->written);
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -404,10 +460,12 @@ static void count_events(struct __test_metadata *_metadata, char *text,
 			continue;
 		if ((e = strstr(line, ": wsx_item_queue: "))) {
 			p = ev_field(e, "p");
-			EXPECT_TRUE(strstr(e, " item=") && p >= -1 &&
-				    p < nprocs) {
+			it = ev_item_slot(items, e);
+			EXPECT_TRUE(it && p >= -1 && p < nprocs) {
 				TH_LOG("%s", line);
 			}
+			if (it)
+				it->p = p;
 			c->queue++;
 		} else if ((e = strstr(line, ": wsx_item_start: "))) {
 			p = ev_field(e, "p");
@@ -421,10 +479,26 @@ static void count_events(struct __test_metadata *_metadata, char *text,
 				TH_LOG("%s", line);
 			}
 			/* stolen: queued on a P, and another than this one */
-			if (stolen == 1)
-				EXPECT_TRUE(from >= 0 && from != p) {
-					TH_LOG("%s", line);
-				}
+			EXPECT_EQ(stolen == 1, from >= 0 && from != p) {
+				TH_LOG("%s", line);
+			}
+			/* from: where its last queue event put it, or -1
+			 * when it was moved to the global queue since
+			 */
+			it = ev_item_slot(items, e);
+			EXPECT_TRUE(it && (from == it->p || from == -1)) {
+				TH_LOG("queued on %d: %s", it ? it->p : -2,
+				       line);
+			}
+			if (it && it->p == 0 && p != 0) {
+				c->p0_stolen += stolen == 1;
+				c->p0_spilled += from == -1;
+			}
+			if (cpu_is_p && ev_cpu(line, e) != p) {
+				if (!c->off_cpu++)
+					TH_LOG("on another CPU than its P's: %s",
+					       line);
+			}
 			c->start++;
 			c->stolen_starts += stolen == 1;
 			c->global_starts += from == -1;
@@ -477,6 +551,7 @@ TEST_F_TIMEOUT(obs, tracepoints_agree_with_the_counters, 120)
 	struct ev_counts c;
 	long items, moved;
 	int n = self->nprocs;
+	bool cpu_is_p;
 
 	if (!dir)
 		SKIP(return, "no tracefs with events/wsx (mount tracefs)");
@@ -500,7 +575,11 @@ TEST_F_TIMEOUT(obs, tracepoints_agree_with_the_counters, 120)
 		wsx_test_tracefs_set(dir, "buffer_size_kb", old_kb);
 	free(old_kb);
 
-	count_events(_metadata, text, n, &c);
+	cpu_is_p = sysconf(_SC_NPROCESSORS_CONF) == n &&
+		   sysconf(_SC_NPROCESSORS_ONLN) == n;
+	if (!cpu_is_p)
+		TH_LOG("not every CPU online: a start's CPU is not checked");
+	count_events(_metadata, text, n, cpu_is_p, &c);
 	free(text);
 	TH_LOG("%ld items: %ld queue, %ld start (%ld stolen), %ld end, "
 	       "%ld steal (%ld items), %ld spill (%ld items), %ld park, "
@@ -526,15 +605,20 @@ TEST_F_TIMEOUT(obs, tracepoints_agree_with_the_counters, 120)
 	/*
 	 * Against what the test itself saw and queued, not only the counters
 	 * bumped beside the events: each of its SPIN items on P0 that its
-	 * record says ran on another CPU started as stolen, and no start is
-	 * stolen without a steal event that moved it; the starts of items
-	 * queued on no P are its one root on the global queue and the items
-	 * spilled there, each counted once (at least a spill's 129, at most
-	 * the items the spills moved, some of them twice).
+	 * record says ran on another CPU started on another P, stolen from P0
+	 * or spilled from it to the global queue (the global SPAWN tree's
+	 * children, run on P0, fill its ring), and no start is stolen without
+	 * a steal event that moved it; the starts of items queued on no P are
+	 * its one root on the global queue and the items spilled there, each
+	 * counted once (at least a spill's 129, at most the items the spills
+	 * moved, some of them twice).
 	 */
-	TH_LOG("%ld of the 40 SPIN items on P0 ran elsewhere; %ld starts from the global queue",
-	       moved, c.global_starts);
-	EXPECT_LE(moved, c.stolen_starts);
+	TH_LOG("%ld of the 40 SPIN items on P0 ran elsewhere; %ld items queued on P0 started on another P (%ld stolen, %ld spilled); %ld starts from the global queue",
+	       moved, c.p0_stolen + c.p0_spilled, c.p0_stolen, c.p0_spilled,
+	       c.global_starts);
+	EXPECT_LE(moved, c.p0_stolen + c.p0_spilled);
+	/* so each record's CPU is the P that ran it */
+	EXPECT_EQ(0, c.off_cpu);
 	EXPECT_LE(c.stolen_starts, c.stolen_items);
 	if (c.spill) {
 		EXPECT_LE(1 + 129, c.global_starts);
