@@ -37,6 +37,14 @@ enum wsx_fault_point {
 	 */
 	WSX_FAULT_PARK_BEFORE_IDLE,
 	WSX_FAULT_PARK_BEFORE_RECHECK,
+	/* wsx_m_park(), sleeping: a spinning M that found nothing, still
+	 * counted in nmspinning (queuers rely on it and wake nobody)
+	 */
+	WSX_FAULT_PARK_STILL_SPINNING,
+	/* wsx_gq_get(), sleeping: a batch of two or more taken from a global
+	 * queue, not yet in the P's ring (nowhere a parker looks)
+	 */
+	WSX_FAULT_GLOBAL_BATCH_IN_TRANSIT,
 	/* wsx_rings_pickup_one(): between the walk and taking sq_lock */
 	WSX_FAULT_PICKUP_BEFORE_LOCK,
 	/* wsx_rings_post(): between the shared CQ tail and cq_tail_k */

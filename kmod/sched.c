@@ -106,7 +106,12 @@
  * that finds work while spinning stops spinning and, if it was the last
  * spinning M, wakes another (wsx_wakep()) because more work may be queued.
  * Whoever queues work calls wsx_wakep(): if no M is spinning and a P is
- * idle, it claims that P's idle bit, counts the M as spinning and wakes it.
+ * idle, it claims that P's idle bit, then counts the M as spinning and wakes
+ * it (a count before the claim would tell other queuers an M searches when
+ * none may: N4 of models/README.md).  An owner that puts items in its own
+ * ring from a global batch or its inbox calls it too when more than the
+ * item it runs next are queued there (wsx_runq_added(), N2): they were
+ * nowhere a parker looks while in its hands.
  *
  * The lost-wakeup race is the one Go's findRunnable describes: a queuer that
  * sees an M spinning does not wake anybody, trusting that M to find the
@@ -119,14 +124,14 @@
  * parker idle and not spinning and wakes it, or the parker sees the item and
  * takes its P back.  The parker reads the length of every node's global
  * queue, not only its own node's: a queuer on another node that saw it
- * spinning woke nobody (models/queue.pml, BUG_G1).  A parker rechecks
- * every P's ring, runnext and inbox only if it was spinning (the count a
- * queuer relied on); otherwise the global queues and its own inbox, which
- * are where others queue without waking it.  So, as in Go, an item queued
- * on a busy P may wait for that P's M while another P goes idle at the
- * same moment: the queuer found no idle P to wake and no M spinning, and
- * the parker, not spinning, did not look at other Ps.  Nothing is lost:
- * the busy P's M runs it, and a spinning M that comes later steals it.
+ * spinning woke nobody (models/queue.pml, BUG_G1).  Every parker, spinning
+ * or not, also rechecks every P's ring, runnext and inbox: the last
+ * spinning M may have found work, stopped spinning and called wsx_wakep()
+ * while this P was not yet idle, waking nobody (N1).  A parker that takes
+ * its P back for work on another P spins, to steal it.  A parker that saw
+ * work but whose idle bit a waker claimed first (an item on its inbox, a P
+ * handed back) calls wsx_wakep() before it sleeps: that waker wakes it for
+ * its own reason, and the work seen would be nobody's (N3).
  *
  * The idle bit of a P (wsx_sched.pidle) is the token of the wakeup: the one
  * who clears it (a waker, or the parking M taking its P back, or an M
@@ -419,19 +424,20 @@ void wsx_m_wake(struct wsx_m *m, bool spinning)
 static void __wsx_wakep(void)
 {
 	struct wsx_p *p;
-	int zero = 0;
 
 	if (!atomic_read(&wsx_sched.npidle) ||
 	    atomic_read(&wsx_sched.nmspinning))
 		return;
-	/* fully ordered: litmus/wakep-park-sb */
-	if (!atomic_try_cmpxchg(&wsx_sched.nmspinning, &zero, 1))
-		return;
+	/*
+	 * The idle P first, then the count: a count reserved before there
+	 * is a P to wake would tell another queuer that an M searches when
+	 * none may (N4, models/queue.pml).  Two queuers may both wake one;
+	 * wsx_may_spin() still bounds the spinning.
+	 */
 	p = wsx_pidle_get();
-	if (!p) {
-		atomic_dec(&wsx_sched.nmspinning);
+	if (!p)
 		return;
-	}
+	atomic_inc(&wsx_sched.nmspinning);
 	wsx_m_wake(READ_ONCE(p->m), true);
 }
 
@@ -535,6 +541,20 @@ static struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 }
 
 /*
+ * Owner of @p, which has just put @n items in its ring: they were nowhere
+ * a parker looks while they were in our hands (a global batch, an inbox),
+ * so when the ring and runnext now hold more than the @next items we run
+ * before any of them is stolen (1 after an inbox drain, 0 after a global
+ * batch whose first item we run), wake an M to steal the rest (N2,
+ * models/queue.pml).
+ */
+static void wsx_runq_added(struct wsx_p *p, u32 n, u32 next)
+{
+	if (n && wsx_ring_len(&p->ring) + !!READ_ONCE(p->runnext) > next)
+		wsx_wakep();
+}
+
+/*
  * Owner only: move what was queued on @p from outside into its ring, in
  * order, through the backlog: no more than the ring has room for, so that
  * a large batch queued on one P stays in its ring for thieves rather than
@@ -570,8 +590,7 @@ static void wsx_inbox_drain(struct wsx_p *p)
 		list_del(&item->node);
 		wsx_runq_put(p, item, false);
 	}
-	if (n > 1)
-		wsx_wakep();	/* more than this M will run now */
+	wsx_runq_added(p, n, 1);
 }
 
 /*
@@ -607,10 +626,13 @@ static struct wsx_item *wsx_gq_get(struct wsx_p *p, struct wsx_gqueue *gq,
 	wsx_stat_add(p, global_gets, n);
 	first = list_first_entry(&batch, struct wsx_item, node);
 	list_del(&first->node);
+	if (n > 1)
+		wsx_fault_sleep(WSX_FAULT_GLOBAL_BATCH_IN_TRANSIT);
 	list_for_each_entry_safe(item, tmp, &batch, node) {
 		list_del(&item->node);
 		wsx_runq_put(p, item, false);
 	}
+	wsx_runq_added(p, n - 1, 0);
 	return first;
 }
 
@@ -931,24 +953,34 @@ static bool wsx_may_spin(struct wsx_m *m)
 	return m->spinning || 2 * atomic_read(&wsx_sched.nmspinning) < busy;
 }
 
-/* Is there work this parking M must not sleep on?  (After the barrier.) */
-static bool wsx_work_visible(struct wsx_p *p, bool was_spinning)
+/*
+ * Is there work this parking M must not sleep on?  (After the barrier.)
+ * @far: set when it is only on other Ps, where this M must steal it.
+ */
+static bool wsx_work_visible(struct wsx_p *p, bool *far)
 {
 	unsigned int id;
 
+	*far = false;
 	/* every node's queue: a queuer on another node may have relied on us */
 	if (wsx_global_len() || !llist_empty(&p->inbox) ||
 	    READ_ONCE(p->backlog_len))
 		return true;
-	/* other Ps' rings matter only to an M that may steal from them */
-	if (!was_spinning || wsx_sched.steal_policy == WSX_STEAL_NONE)
+	if (wsx_sched.steal_policy == WSX_STEAL_NONE)
 		return false;
+	/*
+	 * Every parker, spinning or not: the last spinning M may have found
+	 * work and woken nobody because this P was not idle yet (N1,
+	 * models/queue.pml).
+	 */
 	for (id = 0; id < wsx_sched.nprocs; id++) {
 		struct wsx_p *other = wsx_sched.ps[id];
 
 		if (!wsx_ring_empty(&other->ring) ||
-		    READ_ONCE(other->runnext) || !llist_empty(&other->inbox))
+		    READ_ONCE(other->runnext) || !llist_empty(&other->inbox)) {
+			*far = true;
 			return true;
+		}
 	}
 	return false;
 }
@@ -991,9 +1023,10 @@ static void wsx_m_unpark(struct wsx_m *m)
 static void wsx_m_park(struct wsx_m *m)
 {
 	struct wsx_p *p = m->p;
-	bool was_spinning = m->spinning;
+	bool was_spinning = m->spinning, far;
 
 	if (was_spinning) {
+		wsx_fault_sleep(WSX_FAULT_PARK_STILL_SPINNING);
 		m->spinning = false;
 		atomic_dec(&wsx_sched.nmspinning);
 	}
@@ -1016,17 +1049,27 @@ static void wsx_m_park(struct wsx_m *m)
 	 */
 	smp_mb();
 
-	if (wsx_work_visible(p, was_spinning) && wsx_pidle_reclaim(m)) {
-		WRITE_ONCE(m->parked, false);
+	if (wsx_work_visible(p, &far)) {
+		if (wsx_pidle_reclaim(m)) {
+			WRITE_ONCE(m->parked, false);
+			/*
+			 * The P is busy again without an unpark: the monitor
+			 * may have gone to sleep while it was counted idle
+			 * (litmus/monitor-disarm-kick-sb).
+			 */
+			wsx_monitor_kick();
+			/* work elsewhere is taken by stealing: spin for it */
+			if (was_spinning || far)
+				wsx_m_spin(m);
+			return;
+		}
 		/*
-		 * The P is busy again without an unpark: the monitor may
-		 * have gone to sleep while it was counted idle
-		 * (litmus/monitor-disarm-kick-sb).
+		 * A waker has our idle bit and wakes us for its own reason
+		 * (an item on our inbox, or a P handed back): the work we
+		 * saw, which a queuer may have left to our spinning, would
+		 * be nobody's.  Hand the search on (N3, models/queue.pml).
 		 */
-		wsx_monitor_kick();
-		if (was_spinning)
-			wsx_m_spin(m);
-		return;
+		wsx_wakep();
 	}
 	/* acquire: pairs with the waker's release in wsx_m_wake()
 	 * (litmus/m-wake-unpark-mp)

@@ -44,6 +44,12 @@
  *                 once: every item completes exactly once, both points
  *                 are passed, and KASAN (the debug kernel) sees no
  *                 use-after-free of an M.
+ *   lost_batch, lost_parker, lost_reclaim
+ *                 (issue 25: N2, N1, N3 of models/README.md; WSX_DEBUG
+ *                 builds only) nprocs=2 long_item_ms=0: fault points hold
+ *                 Ms in the window of each lost wakeup; a NOP queued while
+ *                 a SPIN(1 s) runs on the other P must start before the
+ *                 SPIN ends.  Rounds that took another path are redone.
  *   memlock       (finding 6) a process without CAP_IPC_LOCK and with
  *                 RLIMIT_MEMLOCK at 1 MiB: CRC32C over 8 MiB, whose pages
  *                 stay pinned while the item runs, is refused with ENOMEM;
@@ -577,6 +583,267 @@ static int scenario_widened_wake(int fd)
 	return rc;
 }
 
+/* ---- wakeups lost between a queuer and a parker (N1-N3) ---------------- */
+
+/*
+ * Each scenario drives two Ps through one interleaving of models/README.md
+ * (N1, N2, N3), holding Ms in the fault points that open its window, and
+ * ends with a waiter W (a NOP) queued while a long item L (SPIN(1 s)) runs
+ * on the other P, the other P idle.  Fixed, an M is woken for W, which runs
+ * before L ends; lost, W waits for L.  What is judged is an order, not a
+ * time.  A round in which the scheduler took another path (a global tick
+ * took one item of a batch, say: the window's fault point was not passed)
+ * does not count and is redone, at most LOST_TRIES times.
+ */
+#define LOST_TRIES	6
+
+static const struct wsx_completion *lost_rec(long got, __u64 ud)
+{
+	for (long i = 0; i < got; i++)
+		if (recs[i].user_data == ud)
+			return &recs[i];
+	return NULL;
+}
+
+/* Wait (at most 5 s) until fault point @name has been passed @hits times. */
+static bool lost_wait_hits(const char *name, long hits)
+{
+	for (int i = 0; i < 50000; i++) {
+		if (wsx_test_fault_hits(name) >= hits)
+			return true;
+		usleep(100);
+	}
+	return false;
+}
+
+/*
+ * Run the test off P1's CPU, so that an M woken there does not preempt it
+ * between the items of one SUBMIT: on a CPU without a P if there is one,
+ * else on P0's.
+ */
+static void lost_pin_submitter(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(sysconf(_SC_NPROCESSORS_ONLN) > 2 ? 2 : 0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		scenario_fail("sched_setaffinity: %s\n", strerror(errno));
+}
+
+static void lost_submit(int fd, struct wsx_req *r, __u32 n)
+{
+	if (wsx_test_submit(fd, r, n, NULL) != n)
+		scenario_fail("SUBMIT failed\n");
+}
+
+/* Collect the round's @n records. */
+static void lost_collect(int fd, int r, __u32 n)
+{
+	long got = wsx_test_wait(fd, recs, n, n, 60000 * MS);
+
+	if (got != n)
+		scenario_fail("round %d: WAIT %ld of %u\n", r, got, n);
+}
+
+/*
+ * Of the round's @n records: 1 when waiter @w started before long item @l
+ * ended (on another CPU than @l's), -1 when it waited for it (said), 0 when
+ * the round took another path: @counts false (@why), or @w ran before @l
+ * started on @l's own CPU (a global tick of that P took @w first, say).
+ */
+static int lost_judge(int r, __u32 n, __u64 w, __u64 l, bool counts,
+		      const char *why)
+{
+	const struct wsx_completion *wr, *lr;
+
+	wr = lost_rec(n, w);
+	lr = lost_rec(n, l);
+	if (!wr || !lr)
+		scenario_fail("round %d: records missing\n", r);
+	if (counts && wr->cpu == lr->cpu && wr->finished_ns <= lr->started_ns) {
+		counts = false;
+		why = "the waiter ran before the long item, on its CPU";
+	}
+	if (!counts) {
+		ksft_print_msg("round %d: %s: redone\n", r, why);
+		return 0;
+	}
+	if (wr->started_ns >= lr->finished_ns || wr->cpu == lr->cpu) {
+		ksft_print_msg("round %d: the waiter started %lld us after the long item ended, on CPU %u (the long item's %u): a P stayed idle while it waited\n",
+			       r, ((long long)wr->started_ns -
+				   (long long)lr->finished_ns) / 1000,
+			       wr->cpu, lr->cpu);
+		return -1;
+	}
+	ksft_print_msg("round %d: the waiter started %llu us after it was queued, on CPU %u, while the long item ran on CPU %u\n",
+		       r, (unsigned long long)(wr->started_ns - wr->queued_ns) /
+		       1000, wr->cpu, lr->cpu);
+	return 1;
+}
+
+/*
+ * Run @round until one counts, at most LOST_TRIES times, with the fault
+ * points @faults (name, microseconds; NULL-terminated) set meanwhile.
+ */
+static int lost_scenario(int fd, int (*round)(int fd, int r),
+			 const char *const *faults)
+{
+	int rc = KSFT_FAIL, ret = 0;
+
+	if (!wsx_test_have_faults())
+		scenario_skip("a release build has no fault points (make check-debug builds with WSX_DEBUG=1)\n");
+	if (wsx_test_nprocs(fd) != 2)
+		scenario_skip("needs exactly 2 Ps (nprocs=2)\n");
+	lost_pin_submitter();
+	for (const char *const *f = faults; *f; f += 2)
+		if (wsx_test_fault_set(f[0], f[1]))
+			scenario_fail("cannot set fault point %s\n", f[0]);
+	for (int r = 0; r < LOST_TRIES && !ret; r++) {
+		wait_all_idle(2);
+		ret = round(fd, r);
+	}
+	if (ret > 0)
+		rc = KSFT_PASS;
+	else if (!ret)
+		ksft_print_msg("no round of %d took the scenario's path\n",
+			       LOST_TRIES);
+	for (const char *const *f = faults; *f; f += 2)
+		wsx_test_fault_set(f[0], "0");
+	return rc;
+}
+
+/*
+ * The rounds of N2 and N1, both through a global batch held in transit
+ * (global_batch_in_transit): P0 runs X = SPIN(60 ms) and, when @p1_ms, P1
+ * runs Y = SPIN(@p1_ms ms); then L = SPIN(1 s) and W are queued on the
+ * global queue, once both Ms have passed their first look at it.
+ *
+ * N2 (@p1_ms 200): no P is idle, nobody is woken.  P0's M, done with X,
+ * takes L and W as a batch and holds them while P1's M, done with Y,
+ * searches and parks; then it puts W in its ring and runs L.  It must wake
+ * an M for W.
+ *
+ * N1 (@p1_ms 0): L and W wake P1's M spinning, which takes both and holds
+ * them, still spinning.  P0's M, done with X, may not spin (one M spins for
+ * two busy Ps) and parks, held before its P is idle (park_before_idle)
+ * while P1's M puts W in its ring, stops spinning and wakes nobody (no P
+ * idle yet).  P0's recheck must look at P1's ring.
+ */
+static int lost_transit_round(int fd, int r, __u64 u, unsigned int p1_ms)
+{
+	long hits = wsx_test_fault_hits("global_batch_in_transit");
+	__u32 k = p1_ms ? 2 : 1;
+	/* the P whose M must take the batch: P0 for N2, P1 for N1 */
+	unsigned int taker = p1_ms ? 0 : 1;
+	const struct wsx_completion *lr;
+
+	reqs[0] = wsx_test_req(WSX_OP_SPIN, u, WSX_PLACE_P, 0, 60 * MS, 0, 0);
+	reqs[1] = wsx_test_req(WSX_OP_SPIN, u + 1, WSX_PLACE_P, 1, p1_ms * MS,
+			       0, 0);
+	reqs[k] = wsx_test_req(WSX_OP_SPIN, u + 2, WSX_PLACE_GLOBAL, 0,
+			       1000 * MS, 0, 0);
+	reqs[k + 1] = wsx_test_req(WSX_OP_NOP, u + 3, WSX_PLACE_GLOBAL, 0, 0,
+				   0, 0);
+	lost_submit(fd, reqs, k);
+	usleep(20000);	/* the Ms past their first look at the global queue */
+	lost_submit(fd, reqs + k, 2);
+	lost_collect(fd, r, k + 2);
+	if (wsx_test_fault_hits("global_batch_in_transit") <= hits)
+		return lost_judge(r, k + 2, u + 3, u + 2, false,
+				  "no batch of two was taken");
+	lr = lost_rec(k + 2, u + 2);
+	if (!lr || lr->cpu != taker)
+		return lost_judge(r, k + 2, u + 3, u + 2, false,
+				  "the other P's M took the batch");
+	/*
+	 * X (and Y) ended well before the batch reached a ring (L starts
+	 * then): else the other M may still be searching when W lands there
+	 */
+	for (__u32 i = 0; i < k; i++) {
+		const struct wsx_completion *xr = lost_rec(k + 2, u + i);
+
+		if (!xr || xr->finished_ns + 50 * MS >= lr->started_ns)
+			return lost_judge(r, k + 2, u + 3, u + 2, false,
+					  "a SPIN before the batch ended less than 50 ms before its transit did");
+	}
+	return lost_judge(r, k + 2, u + 3, u + 2, true, NULL);
+}
+
+static int lost_batch_round(int fd, int r)
+{
+	return lost_transit_round(fd, r, 100 + r * 8, 200);
+}
+
+static int lost_parker_round(int fd, int r)
+{
+	return lost_transit_round(fd, r, 200 + r * 8, 0);
+}
+
+/*
+ * N3: P0's M runs a NOP, searches, and parks still counted spinning
+ * (park_still_spinning), when W is queued on the global queue (its queuer
+ * relies on that M and wakes nobody); then, while the M is held between
+ * idling P0 and its recheck (park_before_recheck), L = SPIN(1 s) is queued
+ * on P0, whose submitter claims P0's idle bit.  The recheck sees W but
+ * cannot take its bit back: it must hand the search on before it runs L.
+ */
+static int lost_reclaim_round(int fd, int r)
+{
+	__u64 u = 300 + r * 8;
+	long spin = wsx_test_fault_hits("park_still_spinning");
+	long recheck = wsx_test_fault_hits("park_before_recheck");
+	bool counts;
+
+	reqs[0] = wsx_test_req(WSX_OP_NOP, u, WSX_PLACE_P, 0, 0, 0, 0);
+	reqs[1] = wsx_test_req(WSX_OP_NOP, u + 1, WSX_PLACE_GLOBAL, 0, 0, 0, 0);
+	reqs[2] = wsx_test_req(WSX_OP_SPIN, u + 2, WSX_PLACE_P, 0, 1000 * MS,
+			       0, 0);
+	lost_submit(fd, reqs, 1);
+	counts = lost_wait_hits("park_still_spinning", spin + 1);
+	if (counts)
+		lost_submit(fd, reqs + 1, 1);
+	counts = counts && lost_wait_hits("park_before_recheck", recheck + 1);
+	if (counts) {
+		lost_submit(fd, reqs + 2, 1);
+	} else {
+		/* the round's items, so that they can be collected */
+		lost_submit(fd, reqs + 1, 2);
+	}
+	lost_collect(fd, r, 3);
+	return lost_judge(r, 3, u + 1, u + 2, counts,
+			  "P0's M did not park spinning");
+}
+
+static int scenario_lost_batch(int fd)
+{
+	static const char *const faults[] = {
+		"global_batch_in_transit", "500000", NULL
+	};
+
+	return lost_scenario(fd, lost_batch_round, faults);
+}
+
+static int scenario_lost_parker(int fd)
+{
+	static const char *const faults[] = {
+		"global_batch_in_transit", "500000",
+		"park_before_idle", "600000", NULL
+	};
+
+	return lost_scenario(fd, lost_parker_round, faults);
+}
+
+static int scenario_lost_reclaim(int fd)
+{
+	static const char *const faults[] = {
+		"park_still_spinning", "200000",
+		"park_before_recheck", "200000", NULL
+	};
+
+	return lost_scenario(fd, lost_reclaim_round, faults);
+}
+
 /* ---- memlock ------------------------------------------------------------ */
 
 static long crc_submit(int fd, const char *buf, size_t len)
@@ -651,6 +918,9 @@ int main(int argc, char **argv)
 		{ "stale_handoff", scenario_stale_handoff },
 		{ "hotplug_ack", scenario_hotplug_ack },
 		{ "widened_wake", scenario_widened_wake },
+		{ "lost_batch", scenario_lost_batch },
+		{ "lost_parker", scenario_lost_parker },
+		{ "lost_reclaim", scenario_lost_reclaim },
 		{ "memlock", scenario_memlock },
 	};
 	int fd;
