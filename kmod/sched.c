@@ -128,7 +128,10 @@
  * or not, also rechecks every P's ring, runnext and inbox: the last
  * spinning M may have found work, stopped spinning and called wsx_wakep()
  * while this P was not yet idle, waking nobody (N1).  A parker that takes
- * its P back for work on another P spins, to steal it.  A parker that saw
+ * its P back for work on another P spins, to steal it; one that was not
+ * spinning does so only when no M is counted spinning, so that the bound
+ * above holds: a spinning M finds that work, or, when it stops, sees this
+ * P idle and wakes it, or rechecks every P when it parks.  A parker that saw
  * work but whose idle bit a waker claimed first (an item on its inbox, a P
  * handed back) calls wsx_wakep() before it sleeps: that waker wakes it for
  * its own reason, and the work seen would be nobody's (N3).
@@ -1023,7 +1026,7 @@ static void wsx_m_unpark(struct wsx_m *m)
 static void wsx_m_park(struct wsx_m *m)
 {
 	struct wsx_p *p = m->p;
-	bool was_spinning = m->spinning, far;
+	bool was_spinning = m->spinning, visible, far;
 
 	if (was_spinning) {
 		wsx_fault_sleep(WSX_FAULT_PARK_STILL_SPINNING);
@@ -1049,7 +1052,20 @@ static void wsx_m_park(struct wsx_m *m)
 	 */
 	smp_mb();
 
-	if (wsx_work_visible(p, &far)) {
+	visible = wsx_work_visible(p, &far);
+	if (visible && far && !was_spinning) {
+		/*
+		 * Only on other Ps, and we were not spinning: leave it to an
+		 * M still counted spinning, as wsx_may_spin() did.  It finds
+		 * it, or it stops, calls wsx_wakep() and sees our P idle
+		 * (litmus/park-far-spinner-stops-sb), or it parks and
+		 * rechecks every P (litmus/park-far-spinner-parks-sb: this
+		 * full barrier, the queues read before the count).
+		 */
+		smp_mb();
+		visible = !atomic_read(&wsx_sched.nmspinning);
+	}
+	if (visible) {
 		if (wsx_pidle_reclaim(m)) {
 			WRITE_ONCE(m->parked, false);
 			/*

@@ -532,7 +532,18 @@ park:	/* wsx_m_park() */
 			fi
 #else
 			/* fix N1: every parker looks at every P */
-			scan_all(id, far)
+			scan_all(id, far);
+			/*
+			 * ... but one that was not spinning trusts an M still
+			 * counted spinning (wsx_m_park()): that M finds the
+			 * work, or hands the search on when it stops (it
+			 * sees this P idle), or rechecks every P when it
+			 * parks.  This keeps wsx_may_spin()'s bound.
+			 */
+			if
+			:: atomic { far && !was && nmspinning > 0 -> far = false }
+			:: else
+			fi
 #endif
 		fi
 	fi;

@@ -596,6 +596,10 @@ static int scenario_widened_wake(int fd)
  * does not count and is redone, at most LOST_TRIES times.
  */
 #define LOST_TRIES	6
+/* lost_parker's hold of P0's M before its P is idle, in us */
+#define LOST_IDLE_US	600000
+#define LOST_STR(x)	#x
+#define LOST_XSTR(x)	LOST_STR(x)
 
 static const struct wsx_completion *lost_rec(long got, __u64 ud)
 {
@@ -614,6 +618,19 @@ static bool lost_wait_hits(const char *name, long hits)
 		usleep(100);
 	}
 	return false;
+}
+
+static bool lost_cpu1_online(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/cpu1/online", "r");
+	int on = 1;
+
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 0;
+		fclose(f);
+	}
+	return on == 1 && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 }
 
 /*
@@ -695,6 +712,9 @@ static int lost_scenario(int fd, int (*round)(int fd, int r),
 		scenario_skip("a release build has no fault points (make check-debug builds with WSX_DEBUG=1)\n");
 	if (wsx_test_nprocs(fd) != 2)
 		scenario_skip("needs exactly 2 Ps (nprocs=2)\n");
+	/* the records name CPUs: P0 and P1 are CPUs 0 and 1 if both online */
+	if (!lost_cpu1_online())
+		scenario_skip("CPU 1 is offline: P1 is not CPU 1\n");
 	lost_pin_submitter();
 	for (const char *const *f = faults; *f; f += 2)
 		if (wsx_test_fault_set(f[0], f[1]))
@@ -726,13 +746,18 @@ static int lost_scenario(int fd, int (*round)(int fd, int r),
  *
  * N1 (@p1_ms 0): L and W wake P1's M spinning, which takes both and holds
  * them, still spinning.  P0's M, done with X, may not spin (one M spins for
- * two busy Ps) and parks, held before its P is idle (park_before_idle)
- * while P1's M puts W in its ring, stops spinning and wakes nobody (no P
- * idle yet).  P0's recheck must look at P1's ring.
+ * two busy Ps) and parks, held before its P is idle (park_before_idle, for
+ * @idle_us) while P1's M puts W in its ring, stops spinning and wakes
+ * nobody (no P idle yet).  P0's recheck must look at P1's ring.
+ *
+ * P i is CPU i here (lost_scenario() checks that CPUs 0 and 1 are online).
  */
-static int lost_transit_round(int fd, int r, __u64 u, unsigned int p1_ms)
+static int lost_transit_round(int fd, int r, __u64 u, unsigned int p1_ms,
+			      unsigned int idle_us)
 {
 	long hits = wsx_test_fault_hits("global_batch_in_transit");
+	long idles = wsx_test_fault_hits("park_before_idle");
+	__u64 idle_ns = 0;
 	__u32 k = p1_ms ? 2 : 1;
 	/* the P whose M must take the batch: P0 for N2, P1 for N1 */
 	unsigned int taker = p1_ms ? 0 : 1;
@@ -748,6 +773,9 @@ static int lost_transit_round(int fd, int r, __u64 u, unsigned int p1_ms)
 	lost_submit(fd, reqs, k);
 	usleep(20000);	/* the Ms past their first look at the global queue */
 	lost_submit(fd, reqs + k, 2);
+	/* when P0's M, done with X, starts to park (N1) */
+	if (idle_us && lost_wait_hits("park_before_idle", idles + 1))
+		idle_ns = wsx_test_now_ns();
 	lost_collect(fd, r, k + 2);
 	if (wsx_test_fault_hits("global_batch_in_transit") <= hits)
 		return lost_judge(r, k + 2, u + 3, u + 2, false,
@@ -767,17 +795,21 @@ static int lost_transit_round(int fd, int r, __u64 u, unsigned int p1_ms)
 			return lost_judge(r, k + 2, u + 3, u + 2, false,
 					  "a SPIN before the batch ended less than 50 ms before its transit did");
 	}
+	/* N1: P0 idle only after W reached P1's ring (L starts then) */
+	if (idle_us && idle_ns + idle_us * 1000ULL < lr->started_ns + 50 * MS)
+		return lost_judge(r, k + 2, u + 3, u + 2, false,
+				  "P0's M went idle less than 50 ms after the batch reached P1's ring");
 	return lost_judge(r, k + 2, u + 3, u + 2, true, NULL);
 }
 
 static int lost_batch_round(int fd, int r)
 {
-	return lost_transit_round(fd, r, 100 + r * 8, 200);
+	return lost_transit_round(fd, r, 100 + r * 8, 200, 0);
 }
 
 static int lost_parker_round(int fd, int r)
 {
-	return lost_transit_round(fd, r, 200 + r * 8, 0);
+	return lost_transit_round(fd, r, 200 + r * 8, 0, LOST_IDLE_US);
 }
 
 /*
@@ -828,7 +860,7 @@ static int scenario_lost_parker(int fd)
 {
 	static const char *const faults[] = {
 		"global_batch_in_transit", "500000",
-		"park_before_idle", "600000", NULL
+		"park_before_idle", LOST_XSTR(LOST_IDLE_US), NULL
 	};
 
 	return lost_scenario(fd, lost_parker_round, faults);
