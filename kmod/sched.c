@@ -1055,12 +1055,14 @@ static void wsx_m_park(struct wsx_m *m)
 	visible = wsx_work_visible(p, &far);
 	if (visible && far && !was_spinning) {
 		/*
-		 * Only on other Ps, and we were not spinning: leave it to an
-		 * M still counted spinning, as wsx_may_spin() did.  It finds
-		 * it, or it stops, calls wsx_wakep() and sees our P idle
-		 * (litmus/park-far-spinner-stops-sb), or it parks and
-		 * rechecks every P (litmus/park-far-spinner-parks-sb: this
-		 * full barrier, the queues read before the count).
+		 * Only on other Ps, and we were not spinning: leave it to the
+		 * Ms counted spinning now, as wsx_may_spin() did.  Each that
+		 * leaves the count finds work, or parks and rechecks every P
+		 * (litmus/park-far-spinner-parks-sb: this full barrier, the
+		 * queues read before the count), or, the last, calls
+		 * wsx_wakep() and sees our P idle
+		 * (litmus/park-far-spinner-stops-sb); models/queue.pml,
+		 * BUG_N1TRUST: the count read before our P was idle.
 		 */
 		smp_mb();
 		visible = !atomic_read(&wsx_sched.nmspinning);

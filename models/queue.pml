@@ -81,6 +81,12 @@
  *   BUG_G1    per-node global queues (NODES 2) whose parker rechecks only
  *             its own node's queue: a queuer on the other node that saw
  *             this M spinning woke nobody, and nobody looks at that queue.
+ *   BUG_N1TRUST  wsx_m_park(): a parker that was not spinning leaves work
+ *             it saw on other Ps to the spinning Ms counted before its P
+ *             was idle, not after its recheck: one that stopped meanwhile
+ *             woke nobody (this P was not idle yet).  With NP 2 only: the
+ *             3-P cases of check-models do not reach the trust rule (no
+ *             parker there sees work on a third P while an M is counted).
  * The fixes N1-N4 are in the default model; models/README.md explains
  * them and shows the trails.
  *
@@ -380,6 +386,9 @@ proctype M(byte me; bool parked)
 {
 	bool spinning, was, ok, far, skipped;
 	byte n, k, v, id, w;
+#ifdef BUG_N1TRUST
+	byte early;	/* the other spinning Ms, read as it starts to park */
+#endif
 	byte q = NODE(me), g;	/* the global queue looked at, how many */
 
 	if
@@ -498,6 +507,9 @@ gget:
 	fi;
 
 park:	/* wsx_m_park() */
+#ifdef BUG_N1TRUST
+	atomic { early = nmspinning - (spinning -> 1 : 0) };
+#endif
 	if
 	:: atomic { spinning -> spinning = false; was = true;
 		    assert(nmspinning > 0); nmspinning-- }
@@ -541,7 +553,11 @@ park:	/* wsx_m_park() */
 			 * parks.  This keeps wsx_may_spin()'s bound.
 			 */
 			if
+#ifdef BUG_N1TRUST
+			:: atomic { far && !was && early > 0 -> far = false }
+#else
 			:: atomic { far && !was && nmspinning > 0 -> far = false }
+#endif
 			:: else
 			fi
 #endif

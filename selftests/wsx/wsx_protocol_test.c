@@ -597,7 +597,7 @@ static int scenario_widened_wake(int fd)
  */
 #define LOST_TRIES	6
 /* lost_parker's hold of P0's M before its P is idle, in us */
-#define LOST_IDLE_US	600000
+#define LOST_IDLE_US	800000
 #define LOST_STR(x)	#x
 #define LOST_XSTR(x)	LOST_STR(x)
 
@@ -609,17 +609,26 @@ static const struct wsx_completion *lost_rec(long got, __u64 ud)
 	return NULL;
 }
 
-/* Wait (at most 5 s) until fault point @name has been passed @hits times. */
-static bool lost_wait_hits(const char *name, long hits)
+/*
+ * Wait (at most 5 s) until fault point @name has been passed @hits times;
+ * @before, if not NULL, gets the time of the last look that saw fewer (the
+ * point was passed after it).
+ */
+static bool lost_wait_hits(const char *name, long hits, __u64 *before)
 {
 	for (int i = 0; i < 50000; i++) {
+		__u64 now = wsx_test_now_ns();
+
 		if (wsx_test_fault_hits(name) >= hits)
 			return true;
+		if (before)
+			*before = now;
 		usleep(100);
 	}
 	return false;
 }
 
+/* Ps take the CPUs online at load: wsx_protocol.sh has just reloaded */
 static bool lost_cpu1_online(void)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/cpu1/online", "r");
@@ -748,7 +757,10 @@ static int lost_scenario(int fd, int (*round)(int fd, int r),
  * them, still spinning.  P0's M, done with X, may not spin (one M spins for
  * two busy Ps) and parks, held before its P is idle (park_before_idle, for
  * @idle_us) while P1's M puts W in its ring, stops spinning and wakes
- * nobody (no P idle yet).  P0's recheck must look at P1's ring.
+ * nobody (no P idle yet).  P0's recheck must look at P1's ring.  A round
+ * counts only when P0 went idle after W reached P1's ring and P1's M
+ * stopped spinning (nmspinning 0: a parker that sees a counted spinning M
+ * trusts it, which this scenario does not exercise).
  *
  * P i is CPU i here (lost_scenario() checks that CPUs 0 and 1 are online).
  */
@@ -773,9 +785,12 @@ static int lost_transit_round(int fd, int r, __u64 u, unsigned int p1_ms,
 	lost_submit(fd, reqs, k);
 	usleep(20000);	/* the Ms past their first look at the global queue */
 	lost_submit(fd, reqs + k, 2);
-	/* when P0's M, done with X, starts to park (N1) */
-	if (idle_us && lost_wait_hits("park_before_idle", idles + 1))
-		idle_ns = wsx_test_now_ns();
+	/* when P0's M, done with X, starts to park (N1), at the earliest */
+	if (idle_us && !lost_wait_hits("park_before_idle", idles + 1, &idle_ns)) {
+		lost_collect(fd, r, k + 2);
+		return lost_judge(r, k + 2, u + 3, u + 2, false,
+				  "P0's M did not park");
+	}
 	lost_collect(fd, r, k + 2);
 	if (wsx_test_fault_hits("global_batch_in_transit") <= hits)
 		return lost_judge(r, k + 2, u + 3, u + 2, false,
@@ -832,10 +847,11 @@ static int lost_reclaim_round(int fd, int r)
 	reqs[2] = wsx_test_req(WSX_OP_SPIN, u + 2, WSX_PLACE_P, 0, 1000 * MS,
 			       0, 0);
 	lost_submit(fd, reqs, 1);
-	counts = lost_wait_hits("park_still_spinning", spin + 1);
+	counts = lost_wait_hits("park_still_spinning", spin + 1, NULL);
 	if (counts)
 		lost_submit(fd, reqs + 1, 1);
-	counts = counts && lost_wait_hits("park_before_recheck", recheck + 1);
+	counts = counts &&
+		 lost_wait_hits("park_before_recheck", recheck + 1, NULL);
 	if (counts) {
 		lost_submit(fd, reqs + 2, 1);
 	} else {
