@@ -102,7 +102,8 @@
  * --------------------
  * An M that looks for work to steal is "spinning", counted in nmspinning.
  * At most half of the busy Ps may have a spinning M (2 * nmspinning <
- * online - idle), so idle CPUs do not all hammer the same victims.  An M
+ * online - idle, wsx_may_spin(); Ms woken spinning by racing queuers may
+ * exceed it for a while), so idle CPUs do not all hammer the same victims.  An M
  * that finds work while spinning stops spinning and, if it was the last
  * spinning M, wakes another (wsx_wakep()) because more work may be queued.
  * Whoever queues work calls wsx_wakep(): if no M is spinning and a P is
@@ -434,8 +435,10 @@ static void __wsx_wakep(void)
 	/*
 	 * The idle P first, then the count: a count reserved before there
 	 * is a P to wake would tell another queuer that an M searches when
-	 * none may (N4, models/queue.pml).  Two queuers may both wake one;
-	 * wsx_may_spin() still bounds the spinning.
+	 * none may (N4, models/queue.pml).  Queuers that race here may each
+	 * wake one: a woken M spins without wsx_may_spin()'s test, so its
+	 * bound is exceeded by at most the queuers racing, until the extra
+	 * Ms find nothing and park.
 	 */
 	p = wsx_pidle_get();
 	if (!p)
