@@ -20,6 +20,7 @@ static const char *const wsx_fault_names[WSX_NR_FAULTS] = {
 	[WSX_FAULT_ENTER_IN_SQ_LOCK] = "enter_in_sq_lock",
 	[WSX_FAULT_FLUSH_BETWEEN_BATCHES] = "flush_between_batches",
 	[WSX_FAULT_BIND_BEFORE_LOCK] = "bind_before_lock",
+	[WSX_FAULT_WAKEP_DROP] = "wakep_drop",
 };
 
 static u32 wsx_fault_us[WSX_NR_FAULTS];
@@ -82,6 +83,25 @@ void wsx_fault_sleep(enum wsx_fault_point point)
 		return;
 	atomic_inc(&wsx_fault_hits[point]);
 	usleep_range(us, us + us / 16 + 1);
+}
+
+/**
+ * wsx_fault_drop - pass the named drop point @point: true when the caller
+ * is to skip what follows (its count, set by a test, taken down by one)
+ * @point:	the place
+ *
+ * Context: any.
+ */
+bool wsx_fault_drop(enum wsx_fault_point point)
+{
+	u32 left = READ_ONCE(wsx_fault_us[point]);
+
+	do {
+		if (!left)
+			return false;
+	} while (!try_cmpxchg(&wsx_fault_us[point], &left, left - 1));
+	atomic_inc(&wsx_fault_hits[point]);
+	return true;
 }
 
 /*

@@ -10,7 +10,9 @@
  * place (0, the default: none); usable in any context, atomic included.
  * wsx_fault_sleep() sleeps instead, in process context, for a place that
  * stands for a wait that sleeps (a busy-wait there would also hold off
- * stop_machine(), so a CPU offline, by itself).
+ * stop_machine(), so a CPU offline, by itself).  A drop point
+ * (wsx_fault_drop()) skips what follows it instead: its value is the number
+ * of passes still to skip.
  * /sys/kernel/debug/wsx/fault/<name>_hits: times the place was passed with
  * a delay set.
  *
@@ -61,6 +63,11 @@ enum wsx_fault_point {
 	 * hotplug lock (where a bind without the lock would bind)
 	 */
 	WSX_FAULT_BIND_BEFORE_LOCK,
+	/*
+	 * __wsx_wakep(), a drop (wsx_fault_drop()): its value is the number
+	 * of wakeups to skip, each as if every P were busy
+	 */
+	WSX_FAULT_WAKEP_DROP,
 	WSX_NR_FAULTS,
 };
 
@@ -85,12 +92,14 @@ void wsx_watermark(enum wsx_watermark wm, unsigned int value);
 void wsx_count(enum wsx_count_point point);
 void wsx_fault(enum wsx_fault_point point);
 void wsx_fault_sleep(enum wsx_fault_point point);
+bool wsx_fault_drop(enum wsx_fault_point point);
 void wsx_fault_debugfs_init(struct dentry *dir);
 #else
 static inline void wsx_watermark(enum wsx_watermark wm, unsigned int value) { }
 static inline void wsx_count(enum wsx_count_point point) { }
 static inline void wsx_fault(enum wsx_fault_point point) { }
 static inline void wsx_fault_sleep(enum wsx_fault_point point) { }
+static inline bool wsx_fault_drop(enum wsx_fault_point point) { return false; }
 static inline void wsx_fault_debugfs_init(struct dentry *dir) { }
 #endif
 

@@ -308,6 +308,8 @@ bool wsx_m_idle_p(struct wsx_m *m)
 	if (!given) {
 		/* count first, so whoever claims the bit finds npidle > 0 */
 		atomic_inc(&wsx_sched.npidle);
+		/* a new idle period, for the monitor's wasted-cores check */
+		WRITE_ONCE(p->idle_gen, p->idle_gen + 1);
 		/* set_bit() is unordered: the count before the bit
 		 * (litmus/pidle-idle-claim-count)
 		 */

@@ -15,18 +15,55 @@
  * queued behind the long one run on another M while the kernel's scheduler
  * shares the CPU between the two (rescued).  An item that never calls into
  * wsx cannot be rescued before it returns.
+ *
+ * Wasted cores.  The same work checks Lozi et al.'s invariant ("The Linux
+ * Scheduler: a Decade of Wasted Cores") in wsx's terms, docs/wasted.md:
+ * no P idle for longer than waste_ms while an item it could take has
+ * waited longer than waste_ms.  At its first run at least waste_ms after
+ * its last look, the work looks again, and compares:
+ *   - each online P: idle now and then (its bit in wsx_sched.pidle), with
+ *     the same idle_gen (wsx_m_idle_p() counts each idle period), was idle
+ *     all the time between;
+ *   - each place where items wait for any P (every P's ring and inbox, every
+ *     global queue; under steal_policy=none only the idle P's own and the
+ *     global queues): holding items now and then, with the same "out" (the
+ *     ring's head, which moves only when an item leaves it; the inbox's
+ *     first node, which a drain or a steal of the whole list changes; the
+ *     queue's gets), kept the item first in line waiting all the time
+ *     between.  A busy P's runnext and backlog are left out, as thieves
+ *     leave them.  An inbox that items keep coming to changes its first
+ *     node and is missed: the check errs towards silence.
+ * Both at once is a violation: wasted_checks counts the looks that found
+ * one, wasted_ms the time between the two looks (the waste's lower bound),
+ * the tracepoint wsx_wasted names the idle P and the place; a WSX_DEBUG
+ * build logs the first with both sides' state.  The looks are racy reads,
+ * no lock and no barrier: nothing in the scheduler depends on them.  The
+ * work sleeps while every P is idle, when the invariant holds by itself.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/jiffies.h>
+#include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/workqueue.h>
 
 #include "monitor.h"
 #include "sched.h"
+#include "wsx_trace.h"
 
 unsigned int wsx_long_item_ms = 10;
 module_param_named(long_item_ms, wsx_long_item_ms, uint, 0644);
 MODULE_PARM_DESC(long_item_ms, "Hand a P stuck this long on one item to another M (0: off)");
+
+static unsigned int wsx_waste_ms = 2;
+module_param_named(waste_ms, wsx_waste_ms, uint, 0644);
+MODULE_PARM_DESC(waste_ms, "Count a P idle this long while an item waited this long (0: off)");
+
+/* "Wasted cores": written by the work only, read racily by the stats */
+static u64 wsx_wasted_checks;
+static u64 wsx_wasted_ns;
+static u64 wsx_waste_look_ns;	/* the last look, 0 before the first */
 
 static atomic_t wsx_monitor_armed = ATOMIC_INIT(0);
 static void wsx_monitor_fn(struct work_struct *work);
@@ -35,6 +72,13 @@ static DECLARE_DELAYED_WORK(wsx_monitor_work, wsx_monitor_fn);
 static unsigned long wsx_monitor_period(unsigned int ms)
 {
 	return max(msecs_to_jiffies(ms) / 2, 1UL);
+}
+
+/* The work's period, in ms: the shorter of its two jobs' (0: both off). */
+static unsigned int wsx_monitor_ms(void)
+{
+	return min_not_zero(READ_ONCE(wsx_long_item_ms),
+			    READ_ONCE(wsx_waste_ms));
 }
 
 static bool wsx_busy(void)
@@ -85,14 +129,129 @@ static bool wsx_monitor_check(struct wsx_p *p, u64 limit_ns)
 	return true;
 }
 
+/*
+ * Look at one place again: true when it held items at both looks and the
+ * item first in line did not leave it between them.
+ */
+static bool wsx_waste_seen(struct wsx_waste_seen *seen, unsigned long out,
+			   bool waiting)
+{
+	bool still = waiting && seen->waiting && seen->out == out;
+
+	seen->out = out;
+	seen->waiting = waiting;
+	return still;
+}
+
+/* A P's ring and inbox, looked at again: the first still waiting, or -1. */
+static int wsx_waste_p(struct wsx_p *p)
+{
+	struct llist_node *first = READ_ONCE(p->inbox.first);
+	bool ring, inbox;
+
+	ring = wsx_waste_seen(&p->seen_ring, READ_ONCE(p->ring.head),
+			      wsx_ring_len(&p->ring) > 0);
+	inbox = wsx_waste_seen(&p->seen_inbox, (unsigned long)first, !!first);
+	return ring ? WSX_WASTE_RING : inbox ? WSX_WASTE_INBOX : -1;
+}
+
+/* A P looked at again: true when it was idle all the time between. */
+static bool wsx_waste_idle(struct wsx_p *p)
+{
+	bool idle = READ_ONCE(p->want_online) &&
+		    test_bit(p->id, wsx_sched.pidle);
+	u32 gen = READ_ONCE(p->idle_gen);
+	bool still = idle && p->seen_idle && gen == p->seen_idle_gen;
+
+	p->seen_idle = idle;
+	p->seen_idle_gen = gen;
+	return still;
+}
+
+/* Log the first violation with both sides' state (WSX_DEBUG builds). */
+#ifdef WSX_DEBUG
+static void wsx_waste_report(struct wsx_p *idle, int place, int where)
+{
+	pr_info_once("wasted core: P%u idle (idle_gen %u) while %s %d kept an item waiting (P depth %u, global %u); nmspinning %d npidle %d\n",
+		     idle->id, READ_ONCE(idle->idle_gen),
+		     place == WSX_WASTE_GLOBAL ? "global queue" :
+		     place == WSX_WASTE_RING ? "the ring of P" : "the inbox of P",
+		     where, place == WSX_WASTE_GLOBAL ? 0 :
+		     wsx_p_depth(wsx_sched.ps[where]), wsx_global_len(),
+		     atomic_read(&wsx_sched.nmspinning),
+		     atomic_read(&wsx_sched.npidle));
+}
+#else
+static inline void wsx_waste_report(struct wsx_p *idle, int place, int where)
+{
+}
+#endif
+
+/*
+ * The wasted-cores check (see above): look again at every P and place if
+ * waste_ms passed since the last look, and count a violation.
+ */
+static void wsx_waste_look(unsigned int ms)
+{
+	u64 now = ktime_get_ns(), since = now - wsx_waste_look_ns;
+	bool own = wsx_sched.steal_policy == WSX_STEAL_NONE;
+	int idle = -1, place = -1, where = -1, got;
+	unsigned int id, q;
+
+	if (wsx_waste_look_ns && since < (u64)ms * NSEC_PER_MSEC)
+		return;
+	for (id = 0; id < wsx_sched.nprocs; id++) {
+		struct wsx_p *p = wsx_sched.ps[id];
+
+		if (wsx_waste_idle(p) && idle < 0)
+			idle = id;
+		got = wsx_waste_p(p);
+		if (got >= 0 && place < 0 && (!own || idle == id)) {
+			place = got;
+			where = id;
+		}
+	}
+	for (q = 0; q < wsx_sched.ngq; q++) {
+		struct wsx_gqueue *gq = &wsx_sched.gq[q];
+
+		if (wsx_waste_seen(&gq->seen, READ_ONCE(gq->gets),
+				   READ_ONCE(gq->len)) && place < 0) {
+			place = WSX_WASTE_GLOBAL;
+			where = q;
+		}
+	}
+	if (wsx_waste_look_ns && idle >= 0 && place >= 0) {
+		WRITE_ONCE(wsx_wasted_checks, wsx_wasted_checks + 1);
+		WRITE_ONCE(wsx_wasted_ns, wsx_wasted_ns + since);
+		trace_wsx_wasted(idle, place, where, since / NSEC_PER_USEC);
+		wsx_waste_report(wsx_sched.ps[idle], place, where);
+	}
+	wsx_waste_look_ns = now;
+}
+
+/**
+ * wsx_monitor_wasted - the wasted-cores check's counters, for the stats
+ * @checks:	looks that found a violation
+ * @ms:		the time they covered
+ */
+void wsx_monitor_wasted(u64 *checks, u64 *ms)
+{
+	*checks = READ_ONCE(wsx_wasted_checks);
+	*ms = div_u64(READ_ONCE(wsx_wasted_ns), NSEC_PER_MSEC);
+}
+
 static void wsx_monitor_fn(struct work_struct *work)
 {
-	unsigned int ms = READ_ONCE(wsx_long_item_ms), id;
+	unsigned int ms = wsx_monitor_ms(), id;
+	unsigned int long_ms = READ_ONCE(wsx_long_item_ms);
+	unsigned int waste_ms = READ_ONCE(wsx_waste_ms);
 	bool running = false;
 
-	for (id = 0; ms && id < wsx_sched.nprocs; id++)
+	for (id = 0; long_ms && id < wsx_sched.nprocs; id++)
 		running |= wsx_monitor_check(wsx_sched.ps[id],
-					     (u64)ms * NSEC_PER_MSEC);
+					     (u64)long_ms * NSEC_PER_MSEC);
+	if (waste_ms)
+		wsx_waste_look(waste_ms);
 	if (ms && (running || wsx_busy())) {
 		schedule_delayed_work(&wsx_monitor_work,
 				      wsx_monitor_period(ms));
@@ -116,7 +275,7 @@ static void wsx_monitor_fn(struct work_struct *work)
  */
 void wsx_monitor_kick(void)
 {
-	unsigned int ms = READ_ONCE(wsx_long_item_ms);
+	unsigned int ms = wsx_monitor_ms();
 
 	if (!ms)
 		return;

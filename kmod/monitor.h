@@ -5,6 +5,7 @@
 
 void wsx_monitor_kick(void);
 void wsx_monitor_stop(void);
+void wsx_monitor_wasted(u64 *checks, u64 *ms);
 extern unsigned int wsx_long_item_ms;
 
 #endif /* _WSX_MONITOR_H */

@@ -432,6 +432,9 @@ static void __wsx_wakep(void)
 	if (!atomic_read(&wsx_sched.npidle) ||
 	    atomic_read(&wsx_sched.nmspinning))
 		return;
+	/* tests: a lost wakeup, which the monitor's check must see */
+	if (wsx_fault_drop(WSX_FAULT_WAKEP_DROP))
+		return;
 	/*
 	 * The idle P first, then the count: a count reserved before there
 	 * is a P to wake would tell another queuer that an M searches when

@@ -14,6 +14,8 @@
  *      or by the module's exit where none can run (sched.c, "CPU hotplug").
  *   T: under the P's tlock (timers.c).
  *   K: under wsx_sched.mlock (handoff.c).
+ *   N: the monitor's own, written only by its work (monitor.c, "Wasted
+ *      cores"), which never runs twice at once.
  * and O, X: wsx_ring.h's (included below), which the per-P ring uses too;
  * the per-P counters are O, read racily with READ_ONCE (statistics).
  */
@@ -86,6 +88,23 @@ struct wsx_steal_rec {
 	u32 level;		/* enum wsx_level of the victim */
 };
 
+/*
+ * The monitor's last look at one place where items wait (a P's ring or
+ * inbox, a global queue): what leaves it only when an item does, and
+ * whether it held items (monitor.c, "Wasted cores").
+ */
+struct wsx_waste_seen {
+	unsigned long out;
+	bool waiting;
+};
+
+/* The places the wasted-cores check names (tracepoint wsx_wasted). */
+enum wsx_waste_place {
+	WSX_WASTE_RING,		/* a P's ring */
+	WSX_WASTE_INBOX,	/* a P's inbox */
+	WSX_WASTE_GLOBAL,	/* a global queue */
+};
+
 /* A thief's victims, nearest group first: see topology.c. */
 struct wsx_victims {
 	u16 *order;		/* I: the other Ps, group by group */
@@ -133,6 +152,12 @@ struct wsx_p {
 	u64 cur_runtime;		/* O: its M's CPU time when it started */
 	u32 cur_seq;		/* O: items started; store-release */
 	u32 mon_seq;			/* the monitor's: cur_seq it flagged */
+	u32 idle_gen;		/* K: times made idle, read racily (monitor) */
+	/* at the monitor's last look: idle or not, idle_gen, ring, inbox */
+	bool seen_idle;				/* N */
+	u32 seen_idle_gen;			/* N */
+	struct wsx_waste_seen seen_ring;	/* N */
+	struct wsx_waste_seen seen_inbox;	/* N */
 
 	struct wsx_pstats stats ____cacheline_aligned_in_smp;
 	struct wsx_phist hist;
@@ -178,6 +203,7 @@ struct wsx_gqueue {
 	unsigned int len;			/* L, read racily */
 	u64 puts;				/* L */
 	u64 gets;				/* L */
+	struct wsx_waste_seen seen;		/* N */
 } ____cacheline_aligned_in_smp;
 
 struct wsx_sched_params {

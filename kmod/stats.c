@@ -59,6 +59,7 @@
 
 #include "account.h"
 #include "fault.h"
+#include "monitor.h"
 #include "sched.h"
 #include "stats.h"
 #include "submit.h"
@@ -136,6 +137,7 @@ static void wsx_global_stats_show(struct seq_file *sf)
 
 static int wsx_stats_show(struct seq_file *sf, void *unused)
 {
+	u64 wasted_checks, wasted_ms;
 	unsigned int id, i;
 
 	seq_printf(sf, "wsx_stats version=%d\n", WSX_STATS_VERSION);
@@ -160,9 +162,10 @@ static int wsx_stats_show(struct seq_file *sf, void *unused)
 		   wsx_sched.nthreads, wsx_sched.nthreads_max,
 		   wsx_sched.threads_started, wsx_sched.threads_exited);
 	spin_unlock(&wsx_sched.mlock);
-	seq_printf(sf, " handoffs=%lld blocked=%d\n",
+	wsx_monitor_wasted(&wasted_checks, &wasted_ms);
+	seq_printf(sf, " handoffs=%lld blocked=%d wasted_checks=%llu wasted_ms=%llu\n",
 		   (s64)atomic64_read(&wsx_sched.handoffs),
-		   atomic_read(&wsx_sched.nblocked));
+		   atomic_read(&wsx_sched.nblocked), wasted_checks, wasted_ms);
 	wsx_accounts_show(sf);
 	return 0;
 }

@@ -15,6 +15,9 @@
  *   wsx_park        M parks (idle); wsx_unpark: it was woken
  *   wsx_handoff     M @m entering a blocking section (or found running a
  *                   long item) handed P @p to M @to
+ *   wsx_wasted      the monitor found P @p idle for @us while an item waited
+ *                   as long in @place (ring or inbox of P @where, or global
+ *                   queue @where): monitor.c, "Wasted cores"
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM wsx
@@ -88,6 +91,23 @@ TRACE_EVENT(wsx_spill,
 	    TP_fast_assign(__entry->p = p;
 			   __entry->count = count;),
 	    TP_printk("p=%d count=%u", __entry->p, __entry->count)
+);
+
+TRACE_EVENT(wsx_wasted,
+	    TP_PROTO(int p, int place, int where, u64 us),
+	    TP_ARGS(p, place, where, us),
+	    TP_STRUCT__entry(__field(int, p)
+			     __field(int, place)
+			     __field(int, where)
+			     __field(u64, us)),
+	    TP_fast_assign(__entry->p = p;
+			   __entry->place = place;
+			   __entry->where = where;
+			   __entry->us = us;),
+	    TP_printk("p=%d place=%s where=%d us=%llu", __entry->p,
+		      __print_symbolic(__entry->place, { 0, "ring" },
+				       { 1, "inbox" }, { 2, "global" }),
+		      __entry->where, __entry->us)
 );
 
 DECLARE_EVENT_CLASS(wsx_m_event,

@@ -28,6 +28,8 @@ for s in lost_batch lost_parker lost_reclaim; do
 	run "no P idle while an item waits: $s" nprocs=2 long_item_ms=0 \
 		max_item_ns=1000000000 -- "$s"
 done
+run "the wasted-cores check fires on a lost wakeup, only then" nprocs=2 \
+	long_item_ms=0 waste_ms=2 max_item_ns=1000000000 -- wasted
 run "pinned pages are charged to RLIMIT_MEMLOCK" -- memlock
 wsx_reload || rc=$KSFT_FAIL
 exit $rc

@@ -50,6 +50,14 @@
  *                 Ms in the window of each lost wakeup; a NOP queued while
  *                 a SPIN(1 s) runs on the other P must start before the
  *                 SPIN ends.  Rounds that took another path are redone.
+ *   wasted        (issue 25; WSX_DEBUG builds only) nprocs=2
+ *                 long_item_ms=0 waste_ms=2: the monitor's wasted-cores
+ *                 check (monitor.c) can fire and stays silent when it
+ *                 should.  A NOP queued on the global queue while a
+ *                 SPIN(1 s) runs on P0 and P1 idles: with its wakeup
+ *                 dropped (fault point wakep_drop) it waits for the SPIN,
+ *                 and wasted_checks must grow; with the wakeup, it starts
+ *                 on P1 at once, and wasted_checks must not move.
  *   memlock       (finding 6) a process without CAP_IPC_LOCK and with
  *                 RLIMIT_MEMLOCK at 1 MiB: CRC32C over 8 MiB, whose pages
  *                 stay pinned while the item runs, is refused with ENOMEM;
@@ -892,6 +900,102 @@ static int scenario_lost_reclaim(int fd)
 	return lost_scenario(fd, lost_reclaim_round, faults);
 }
 
+/* ---- wasted ------------------------------------------------------------- */
+
+/*
+ * One round: L = SPIN(1 s) on P0; once it runs and P1's M has parked, W =
+ * NOP on the global queue, its queuer's wakeup dropped when @drop.  Returns
+ * the violations the monitor counted meanwhile (@ms: the time they
+ * covered), or -1 when the round took another path (@why).
+ */
+static long long wasted_round(int fd, int r, bool drop, long long *ms,
+			      const char **why)
+{
+	__u64 u = 400 + r * 8;
+	long hits = wsx_test_fault_hits("wakep_drop");
+	const struct wsx_completion *wr, *lr;
+	long long checks, ms0;
+	bool waited;
+
+	reqs[0] = wsx_test_req(WSX_OP_SPIN, u, WSX_PLACE_P, 0, 1000 * MS,
+			       0, 0);
+	reqs[1] = wsx_test_req(WSX_OP_NOP, u + 1, WSX_PLACE_GLOBAL, 0, 0, 0, 0);
+	lost_submit(fd, reqs, 1);
+	usleep(50000);	/* L runs; P1's M searched and parked */
+	checks = wsx_test_global_stat("wasted_checks");
+	ms0 = wsx_test_global_stat("wasted_ms");
+	if (checks < 0 || ms0 < 0)
+		scenario_fail("no wasted_checks or wasted_ms in the stats\n");
+	if (drop && wsx_test_fault_set("wakep_drop", "1"))
+		scenario_fail("cannot set fault point wakep_drop\n");
+	lost_submit(fd, reqs + 1, 1);
+	lost_collect(fd, r, 2);
+	checks = wsx_test_global_stat("wasted_checks") - checks;
+	*ms = wsx_test_global_stat("wasted_ms") - ms0;
+	wsx_test_fault_set("wakep_drop", "0");
+	lr = lost_rec(2, u);
+	wr = lost_rec(2, u + 1);
+	if (!lr || !wr)
+		scenario_fail("round %d: records missing\n", r);
+	waited = wr->started_ns >= lr->finished_ns;
+	if (lr->cpu != 0 || wr->finished_ns <= lr->started_ns) {
+		*why = "L did not run on P0 before W";
+	} else if (drop && wsx_test_fault_hits("wakep_drop") <= hits) {
+		*why = "no wakeup was dropped";
+	} else if (drop && !waited) {
+		*why = "W did not wait for L: an M found it all the same";
+	} else if (!drop && waited) {
+		scenario_fail("round %d: W waited %lld us for L though nothing dropped its wakeup\n",
+			      r, ((long long)wr->started_ns -
+				  (long long)lr->started_ns) / 1000);
+	} else {
+		return checks;
+	}
+	return -1;
+}
+
+static int scenario_wasted(int fd)
+{
+	long long checks = -1, ms = 0;
+	const char *why = NULL;
+	int r;
+
+	if (!wsx_test_have_faults())
+		scenario_skip("a release build has no fault points (make check-debug builds with WSX_DEBUG=1)\n");
+	if (wsx_test_nprocs(fd) != 2)
+		scenario_skip("needs exactly 2 Ps (nprocs=2)\n");
+	if (!lost_cpu1_online())
+		scenario_skip("CPU 1 is offline: P1 is not CPU 1\n");
+	lost_pin_submitter();
+	/* nothing lost: the check is silent */
+	for (r = 0; r < LOST_TRIES && checks < 0; r++) {
+		wait_all_idle(2);
+		checks = wasted_round(fd, r, false, &ms, &why);
+		if (checks < 0)
+			ksft_print_msg("round %d: %s: redone\n", r, why);
+	}
+	if (checks < 0)
+		scenario_fail("no round of %d without a drop took the scenario's path\n",
+			      LOST_TRIES);
+	ksft_print_msg("W woken: %lld violations (%lld ms)\n", checks, ms);
+	if (checks)
+		return KSFT_FAIL;
+	/* one wakeup lost: the check fires */
+	checks = -1;
+	for (; r < 2 * LOST_TRIES && checks < 0; r++) {
+		wait_all_idle(2);
+		checks = wasted_round(fd, r, true, &ms, &why);
+		if (checks < 0)
+			ksft_print_msg("round %d: %s: redone\n", r, why);
+	}
+	if (checks < 0)
+		scenario_fail("no round of %d with a drop took the scenario's path\n",
+			      LOST_TRIES);
+	ksft_print_msg("W's wakeup dropped: %lld violations (%lld ms)\n",
+		       checks, ms);
+	return checks > 0 ? KSFT_PASS : KSFT_FAIL;
+}
+
 /* ---- memlock ------------------------------------------------------------ */
 
 static long crc_submit(int fd, const char *buf, size_t len)
@@ -969,6 +1073,7 @@ int main(int argc, char **argv)
 		{ "lost_batch", scenario_lost_batch },
 		{ "lost_parker", scenario_lost_parker },
 		{ "lost_reclaim", scenario_lost_reclaim },
+		{ "wasted", scenario_wasted },
 		{ "memlock", scenario_memlock },
 	};
 	int fd;
