@@ -43,7 +43,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
-#include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/workqueue.h>
@@ -74,11 +73,14 @@ static unsigned long wsx_monitor_period(unsigned int ms)
 	return max(msecs_to_jiffies(ms) / 2, 1UL);
 }
 
-/* The work's period, in ms: the shorter of its two jobs' (0: both off). */
+/*
+ * The work runs every half of this many ms (0: both its jobs off):
+ * long_item_ms's, or waste_ms's when the rescue is off.  The wasted-cores
+ * check does not make the work run more often than the rescue does.
+ */
 static unsigned int wsx_monitor_ms(void)
 {
-	return min_not_zero(READ_ONCE(wsx_long_item_ms),
-			    READ_ONCE(wsx_waste_ms));
+	return READ_ONCE(wsx_long_item_ms) ?: READ_ONCE(wsx_waste_ms);
 }
 
 static bool wsx_busy(void)
