@@ -12,7 +12,9 @@
 #   sleep    SLEEP(1 ms) items, 8 at a time (blocking sections)
 #   delayed  SPIN(200 us) items queued 3 ms after their submission
 # then prints `wsxctl trace`'s summary at the threshold WSX_WASTE_T_US
-# (default 2000) and at 0, each line prefixed "waste: ".  A figure, not a
+# (default 2000) and at 0, and the monitor's own count over the mix (the
+# stats' wasted_checks and wasted_ms, at the module's waste_ms: the check
+# of docs/wasted.md), each line prefixed "waste: ".  A figure, not a
 # test: the exit status says only whether every run and the trace worked
 # (no events lost).  Under TCG the times are the emulator's too.
 #
@@ -76,10 +78,17 @@ if [ ! -r /sys/kernel/debug/wsx/schedtrace ]; then
 fi
 echo "waste: $(grep -c ^processor /proc/cpuinfo) CPUs, $(cat /sys/kernel/debug/wsx/schedtrace)"
 echo "waste: a ${secs} s mix from 5 processes, T = $t_us us"
+# stat KEY: the stats' global counter KEY
+stat() {
+	tr ' ' '\n' </sys/kernel/debug/wsx/stats | sed -n "s/^$1=//p" | head -n 1
+}
 rc=0
+checks0=$(stat wasted_checks) ms0=$(stat wasted_ms)
 wsxctl trace --raw "$raw" --threshold-us "$t_us" -- sh "$0" --mix \
 	2>/tmp/waste-summary.txt || rc=1
+checks=$(($(stat wasted_checks) - checks0)) ms=$(($(stat wasted_ms) - ms0))
 sed 's/^/waste: /' /tmp/waste-summary.txt
+echo "waste: the monitor's check (waste_ms=$(cat /sys/module/wsx/parameters/waste_ms)): $checks looks found a P idle while an item waited, covering $ms ms"
 # the raw wait and idle, with no threshold
 wsxctl trace --input "$raw" --raw /dev/null --threshold-us 0 2>&1 |
 	sed -n 's/^wsxctl trace: idle P/waste: at T = 0: idle P/p'

@@ -28,17 +28,25 @@
  *     global queue; under steal_policy=none only the idle P's own and the
  *     global queues): holding items now and then, with the same "out" (the
  *     ring's head, which moves only when an item leaves it; the inbox's
- *     first node, which a drain or a steal of the whole list changes; the
- *     queue's gets), kept the item first in line waiting all the time
- *     between.  A busy P's runnext and backlog are left out, as thieves
- *     leave them.  An inbox that items keep coming to changes its first
- *     node and is missed: the check errs towards silence.
+ *     first node, which a drain changes and a thief keeps only when that
+ *     node stayed; the queue's gets), kept the item first in line waiting
+ *     all the time between.  A busy P's runnext and backlog are left out,
+ *     as thieves leave them.  An inbox that items keep coming to changes
+ *     its first node and is missed.  The inbox can also be wrong the other
+ *     way: its first item taken, freed, and another allocated at the same
+ *     address queued first on the same P's inbox between two looks, with
+ *     another P idle all along: one look counted in error (the ring and
+ *     the global queues' counters only grow and cannot).
  * Both at once is a violation: wasted_checks counts the looks that found
  * one, wasted_ms the time between the two looks (the waste's lower bound),
  * the tracepoint wsx_wasted names the idle P and the place; a WSX_DEBUG
  * build logs the first with both sides' state.  The looks are racy reads,
- * no lock and no barrier: nothing in the scheduler depends on them.  The
- * work sleeps while every P is idle, when the invariant holds by itself.
+ * no lock and no barrier but one (wsx_waste_idle()): nothing in the
+ * scheduler depends on them.  The work sleeps while every P is idle and
+ * the global queues are empty; an item stranded on a global queue with
+ * every P idle keeps it running and is counted (the M whose park would
+ * have kicked it is not woken).  An item stranded in an idle P's own
+ * ring or inbox with every P idle is not seen.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,28 +67,27 @@ static unsigned int wsx_waste_ms = 2;
 module_param_named(waste_ms, wsx_waste_ms, uint, 0644);
 MODULE_PARM_DESC(waste_ms, "Count a P idle this long while an item waited this long (0: off)");
 
-/* "Wasted cores": written by the work only, read racily by the stats */
-static u64 wsx_wasted_checks;
-static u64 wsx_wasted_ns;
-static u64 wsx_waste_look_ns;	/* the last look, 0 before the first */
+/* "Wasted cores": added to by the work, read and zeroed by the stats */
+static atomic64_t wsx_wasted_checks = ATOMIC64_INIT(0);
+static atomic64_t wsx_wasted_ns = ATOMIC64_INIT(0);
+static u64 wsx_waste_look_ns;	/* the work's: the last look, 0 before any */
 
 static atomic_t wsx_monitor_armed = ATOMIC_INIT(0);
 static void wsx_monitor_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(wsx_monitor_work, wsx_monitor_fn);
 
-static unsigned long wsx_monitor_period(unsigned int ms)
-{
-	return max(msecs_to_jiffies(ms) / 2, 1UL);
-}
-
 /*
- * The work runs every half of this many ms (0: both its jobs off):
- * long_item_ms's, or waste_ms's when the rescue is off.  The wasted-cores
- * check does not make the work run more often than the rescue does.
+ * The work's period, in jiffies, for these values of long_item_ms and
+ * waste_ms (0: both its jobs off): half of long_item_ms, or waste_ms when
+ * the rescue is off; a look needs waste_ms between looks, so the check
+ * never makes the work run more often than the rescue does.
  */
-static unsigned int wsx_monitor_ms(void)
+static unsigned long wsx_monitor_period(unsigned int long_ms,
+					unsigned int waste_ms)
 {
-	return READ_ONCE(wsx_long_item_ms) ?: READ_ONCE(wsx_waste_ms);
+	if (long_ms)
+		return max(msecs_to_jiffies(long_ms) / 2, 1UL);
+	return waste_ms ? max(msecs_to_jiffies(waste_ms), 1UL) : 0;
 }
 
 static bool wsx_busy(void)
@@ -162,8 +169,17 @@ static bool wsx_waste_idle(struct wsx_p *p)
 {
 	bool idle = READ_ONCE(p->want_online) &&
 		    test_bit(p->id, wsx_sched.pidle);
-	u32 gen = READ_ONCE(p->idle_gen);
-	bool still = idle && p->seen_idle && gen == p->seen_idle_gen;
+	bool still;
+	u32 gen;
+
+	/*
+	 * The bit before idle_gen: wsx_m_idle_p() counts the period before it
+	 * sets the bit (smp_mb__before_atomic()), so a bit seen set comes
+	 * with its own period's count, not the last one's
+	 */
+	smp_rmb();
+	gen = READ_ONCE(p->idle_gen);
+	still = idle && p->seen_idle && gen == p->seen_idle_gen;
 
 	p->seen_idle = idle;
 	p->seen_idle_gen = gen;
@@ -174,14 +190,23 @@ static bool wsx_waste_idle(struct wsx_p *p)
 #ifdef WSX_DEBUG
 static void wsx_waste_report(struct wsx_p *idle, int place, int where)
 {
-	pr_info_once("wasted core: P%u idle (idle_gen %u) while %s %d kept an item waiting (P depth %u, global %u); nmspinning %d npidle %d\n",
-		     idle->id, READ_ONCE(idle->idle_gen),
-		     place == WSX_WASTE_GLOBAL ? "global queue" :
-		     place == WSX_WASTE_RING ? "the ring of P" : "the inbox of P",
-		     where, place == WSX_WASTE_GLOBAL ? 0 :
-		     wsx_p_depth(wsx_sched.ps[where]), wsx_global_len(),
-		     atomic_read(&wsx_sched.nmspinning),
-		     atomic_read(&wsx_sched.npidle));
+	static const char *const names[] = {
+		[WSX_WASTE_RING] = "ring", [WSX_WASTE_INBOX] = "inbox",
+	};
+
+	if (place == WSX_WASTE_GLOBAL)
+		pr_info_once("wasted core: P%u idle (idle_gen %u) while global queue %d kept an item waiting (global queues: %u items); nmspinning %d npidle %d\n",
+			     idle->id, READ_ONCE(idle->idle_gen), where,
+			     wsx_global_len(),
+			     atomic_read(&wsx_sched.nmspinning),
+			     atomic_read(&wsx_sched.npidle));
+	else
+		pr_info_once("wasted core: P%u idle (idle_gen %u) while P%d's %s kept an item waiting (P%d: %u items); nmspinning %d npidle %d\n",
+			     idle->id, READ_ONCE(idle->idle_gen), where,
+			     names[place], where,
+			     wsx_p_depth(wsx_sched.ps[where]),
+			     atomic_read(&wsx_sched.nmspinning),
+			     atomic_read(&wsx_sched.npidle));
 }
 #else
 static inline void wsx_waste_report(struct wsx_p *idle, int place, int where)
@@ -204,14 +229,17 @@ static void wsx_waste_look(unsigned int ms)
 		return;
 	for (id = 0; id < wsx_sched.nprocs; id++) {
 		struct wsx_p *p = wsx_sched.ps[id];
+		bool p_idle = wsx_waste_idle(p);
 
-		if (wsx_waste_idle(p) && idle < 0)
+		if (p_idle && idle < 0)
 			idle = id;
 		got = wsx_waste_p(p);
-		if (got >= 0 && place < 0 && (!own || idle == id)) {
-			place = got;
-			where = id;
-		}
+		if (got < 0 || place >= 0 || (own && !p_idle))
+			continue;
+		place = got;
+		where = id;
+		if (own)	/* only its own P could take it */
+			idle = id;
 	}
 	for (q = 0; q < wsx_sched.ngq; q++) {
 		struct wsx_gqueue *gq = &wsx_sched.gq[q];
@@ -223,9 +251,10 @@ static void wsx_waste_look(unsigned int ms)
 		}
 	}
 	if (wsx_waste_look_ns && idle >= 0 && place >= 0) {
-		WRITE_ONCE(wsx_wasted_checks, wsx_wasted_checks + 1);
-		WRITE_ONCE(wsx_wasted_ns, wsx_wasted_ns + since);
-		trace_wsx_wasted(idle, place, where, since / NSEC_PER_USEC);
+		atomic64_inc(&wsx_wasted_checks);
+		atomic64_add(since, &wsx_wasted_ns);
+		trace_wsx_wasted(idle, place, where,
+				 div_u64(since, NSEC_PER_USEC));
 		wsx_waste_report(wsx_sched.ps[idle], place, where);
 	}
 	wsx_waste_look_ns = now;
@@ -238,15 +267,22 @@ static void wsx_waste_look(unsigned int ms)
  */
 void wsx_monitor_wasted(u64 *checks, u64 *ms)
 {
-	*checks = READ_ONCE(wsx_wasted_checks);
-	*ms = div_u64(READ_ONCE(wsx_wasted_ns), NSEC_PER_MSEC);
+	*checks = atomic64_read(&wsx_wasted_checks);
+	*ms = div_u64(atomic64_read(&wsx_wasted_ns), NSEC_PER_MSEC);
+}
+
+/* The stats' reset: zero the wasted-cores counters. */
+void wsx_monitor_reset_wasted(void)
+{
+	atomic64_set(&wsx_wasted_checks, 0);
+	atomic64_set(&wsx_wasted_ns, 0);
 }
 
 static void wsx_monitor_fn(struct work_struct *work)
 {
-	unsigned int ms = wsx_monitor_ms(), id;
 	unsigned int long_ms = READ_ONCE(wsx_long_item_ms);
-	unsigned int waste_ms = READ_ONCE(wsx_waste_ms);
+	unsigned int waste_ms = READ_ONCE(wsx_waste_ms), id;
+	unsigned long period = wsx_monitor_period(long_ms, waste_ms);
 	bool running = false;
 
 	for (id = 0; long_ms && id < wsx_sched.nprocs; id++)
@@ -254,9 +290,13 @@ static void wsx_monitor_fn(struct work_struct *work)
 					     (u64)long_ms * NSEC_PER_MSEC);
 	if (waste_ms)
 		wsx_waste_look(waste_ms);
-	if (ms && (running || wsx_busy())) {
-		schedule_delayed_work(&wsx_monitor_work,
-				      wsx_monitor_period(ms));
+	/*
+	 * Items on a global queue with every P idle: a lost wakeup that left
+	 * no M to kick the work; stay to count it
+	 */
+	if (period && (running || wsx_busy() ||
+		       (waste_ms && wsx_global_len()))) {
+		schedule_delayed_work(&wsx_monitor_work, period);
 		return;
 	}
 	atomic_set(&wsx_monitor_armed, 0);
@@ -277,9 +317,10 @@ static void wsx_monitor_fn(struct work_struct *work)
  */
 void wsx_monitor_kick(void)
 {
-	unsigned int ms = wsx_monitor_ms();
+	unsigned long period = wsx_monitor_period(READ_ONCE(wsx_long_item_ms),
+						  READ_ONCE(wsx_waste_ms));
 
-	if (!ms)
+	if (!period)
 		return;
 	/*
 	 * Full barrier: what made the executor busy (a P's idle bit claimed,
@@ -295,7 +336,7 @@ void wsx_monitor_kick(void)
 	if (atomic_read(&wsx_monitor_armed) ||
 	    atomic_xchg(&wsx_monitor_armed, 1))
 		return;
-	schedule_delayed_work(&wsx_monitor_work, wsx_monitor_period(ms));
+	schedule_delayed_work(&wsx_monitor_work, period);
 }
 
 /**

@@ -6,6 +6,7 @@
 void wsx_monitor_kick(void);
 void wsx_monitor_stop(void);
 void wsx_monitor_wasted(u64 *checks, u64 *ms);
+void wsx_monitor_reset_wasted(void);
 extern unsigned int wsx_long_item_ms;
 
 #endif /* _WSX_MONITOR_H */

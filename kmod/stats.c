@@ -16,8 +16,10 @@
  *               node> depth=<n> puts=<n> gets=<n>", then
  *               "global depth=<n> puts=<n> gets=<n> cancelled=<n>
  *               threads=<n> threads_max=<n> threads_started=<n>
- *               threads_exited=<n> handoffs=<n> blocked=<n>", the global
- *               queues' totals and the Ms', then one line per user of
+ *               threads_exited=<n> handoffs=<n> blocked=<n>
+ *               wasted_checks=<n> wasted_ms=<n>", the global queues'
+ *               totals, the Ms' and the monitor's wasted-cores check's
+ *               (monitor.c), then one line per user of
  *               /dev/wsx, "user uid=<n> items=<n> cpu_ns=<n>" (account.c)
  *   schedtrace  one line in the format of Go's GODEBUG=schedtrace:
  *               "WSX <ms>ms: nprocs=<n> idleprocs=<n> threads=<n>
@@ -293,6 +295,7 @@ static ssize_t wsx_reset_write(struct file *file, const char __user *buf,
 			       size_t count, loff_t *ppos)
 {
 	wsx_sched_reset_stats();
+	wsx_monitor_reset_wasted();
 	atomic64_set(&wsx_cancelled_jobs, 0);
 	wsx_accounts_reset();
 	return count;
