@@ -42,11 +42,11 @@
  * the tracepoint wsx_wasted names the idle P and the place; a WSX_DEBUG
  * build logs the first with both sides' state.  The looks are racy reads,
  * no lock and no barrier but one (wsx_waste_idle()): nothing in the
- * scheduler depends on them.  The work sleeps while every P is idle and
- * the global queues are empty; an item stranded on a global queue with
- * every P idle keeps it running and is counted (the M whose park would
- * have kicked it is not woken).  An item stranded in an idle P's own
- * ring or inbox with every P idle is not seen.
+ * scheduler depends on them.  The work sleeps once every P is idle and
+ * the global queues are empty.  An item stranded on a global queue while
+ * it runs keeps it running, and is counted; a wakeup lost while it sleeps
+ * (every P idle already) kicks nothing, and is not seen; nor is an item
+ * stranded in an idle P's own ring or inbox with every P idle.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
