@@ -4,7 +4,8 @@
  * running for 10 ms and the workqueue a CPU-intensive work item.
  *
  * A delayed work runs every long_item_ms / 2 while any P is busy and goes
- * to sleep when the executor is idle (an M waking from park re-arms it).
+ * to sleep when the executor is idle (an M waking from park re-arms it);
+ * with long_item_ms at 0 it runs for the wasted-cores check alone (below).
  * For each P it looks at the item running now (cur_seq, and cur_runtime, the
  * CPU time its M had used when it started, written by the P's owner); an
  * item that has used more than long_item_ms of CPU - CPU time, not wall
@@ -26,17 +27,12 @@
  *     all the time between;
  *   - each place where items wait for any P (every P's ring and inbox, every
  *     global queue; under steal_policy=none only the idle P's own and the
- *     global queues): holding items now and then, with the same "out" (the
- *     ring's head, which moves only when an item leaves it; the inbox's
- *     first node, which a drain changes and a thief keeps only when that
- *     node stayed; the queue's gets), kept the item first in line waiting
- *     all the time between.  A busy P's runnext and backlog are left out,
- *     as thieves leave them.  An inbox that items keep coming to changes
- *     its first node and is missed.  The inbox can also be wrong the other
- *     way: its first item taken, freed, and another allocated at the same
- *     address queued first on the same P's inbox between two looks, with
- *     another P idle all along: one look counted in error (the ring and
- *     the global queues' counters only grow and cannot).
+ *     global queues): holding items now and then, with the same "out", a
+ *     count that only grows when items leave (the ring's head; the
+ *     inbox's inbox_takes, counted by each drain and steal, so a thief
+ *     that gives some back errs towards silence; the queue's gets), kept
+ *     the item first in line waiting all the time between.  A busy P's
+ *     runnext and backlog are left out, as thieves leave them.
  * Both at once is a violation: wasted_checks counts the looks that found
  * one, wasted_ms the time between the two looks (the waste's lower bound),
  * the tracepoint wsx_wasted names the idle P and the place; a WSX_DEBUG
@@ -78,16 +74,17 @@ static DECLARE_DELAYED_WORK(wsx_monitor_work, wsx_monitor_fn);
 
 /*
  * The work's period, in jiffies, for these values of long_item_ms and
- * waste_ms (0: both its jobs off): half of long_item_ms, or waste_ms when
- * the rescue is off; a look needs waste_ms between looks, so the check
- * never makes the work run more often than the rescue does.
+ * waste_ms (0: both its jobs off): half of long_item_ms, or just over
+ * waste_ms when the rescue is off; a look needs waste_ms between looks, so
+ * the check never makes the work run more often than the rescue does.
  */
 static unsigned long wsx_monitor_period(unsigned int long_ms,
 					unsigned int waste_ms)
 {
 	if (long_ms)
 		return max(msecs_to_jiffies(long_ms) / 2, 1UL);
-	return waste_ms ? max(msecs_to_jiffies(waste_ms), 1UL) : 0;
+	/* a delay of n jiffies may end after n - 1 ticks: one more */
+	return waste_ms ? msecs_to_jiffies(waste_ms) + 1 : 0;
 }
 
 static bool wsx_busy(void)
@@ -155,12 +152,12 @@ static bool wsx_waste_seen(struct wsx_waste_seen *seen, unsigned long out,
 /* A P's ring and inbox, looked at again: the first still waiting, or -1. */
 static int wsx_waste_p(struct wsx_p *p)
 {
-	struct llist_node *first = READ_ONCE(p->inbox.first);
 	bool ring, inbox;
 
 	ring = wsx_waste_seen(&p->seen_ring, READ_ONCE(p->ring.head),
 			      wsx_ring_len(&p->ring) > 0);
-	inbox = wsx_waste_seen(&p->seen_inbox, (unsigned long)first, !!first);
+	inbox = wsx_waste_seen(&p->seen_inbox, atomic_read(&p->inbox_takes),
+			       !llist_empty(&p->inbox));
 	return ring ? WSX_WASTE_RING : inbox ? WSX_WASTE_INBOX : -1;
 }
 
@@ -176,6 +173,7 @@ static bool wsx_waste_idle(struct wsx_p *p)
 	 * The bit before idle_gen: wsx_m_idle_p() counts the period before it
 	 * sets the bit (smp_mb__before_atomic()), so a bit seen set comes
 	 * with its own period's count, not the last one's
+	 * (litmus/waste-idle-gen-mp)
 	 */
 	smp_rmb();
 	gen = READ_ONCE(p->idle_gen);
@@ -190,23 +188,23 @@ static bool wsx_waste_idle(struct wsx_p *p)
 #ifdef WSX_DEBUG
 static void wsx_waste_report(struct wsx_p *idle, int place, int where)
 {
-	static const char *const names[] = {
-		[WSX_WASTE_RING] = "ring", [WSX_WASTE_INBOX] = "inbox",
-	};
+	static bool done;
+	char what[64];
 
+	if (done)
+		return;
+	done = true;
 	if (place == WSX_WASTE_GLOBAL)
-		pr_info_once("wasted core: P%u idle (idle_gen %u) while global queue %d kept an item waiting (global queues: %u items); nmspinning %d npidle %d\n",
-			     idle->id, READ_ONCE(idle->idle_gen), where,
-			     wsx_global_len(),
-			     atomic_read(&wsx_sched.nmspinning),
-			     atomic_read(&wsx_sched.npidle));
+		snprintf(what, sizeof(what), "global queue %d (%u items in all)",
+			 where, wsx_global_len());
 	else
-		pr_info_once("wasted core: P%u idle (idle_gen %u) while P%d's %s kept an item waiting (P%d: %u items); nmspinning %d npidle %d\n",
-			     idle->id, READ_ONCE(idle->idle_gen), where,
-			     names[place], where,
-			     wsx_p_depth(wsx_sched.ps[where]),
-			     atomic_read(&wsx_sched.nmspinning),
-			     atomic_read(&wsx_sched.npidle));
+		snprintf(what, sizeof(what), "P%d's %s (P%d: %u items)", where,
+			 place == WSX_WASTE_RING ? "ring" : "inbox", where,
+			 wsx_p_depth(wsx_sched.ps[where]));
+	pr_info("wasted core: P%u idle (idle_gen %u) while %s kept an item waiting; nmspinning %d npidle %d\n",
+		idle->id, READ_ONCE(idle->idle_gen), what,
+		atomic_read(&wsx_sched.nmspinning),
+		atomic_read(&wsx_sched.npidle));
 }
 #else
 static inline void wsx_waste_report(struct wsx_p *idle, int place, int where)
@@ -295,7 +293,8 @@ static void wsx_monitor_fn(struct work_struct *work)
 	 * no M to kick the work; stay to count it
 	 */
 	if (period && (running || wsx_busy() ||
-		       (waste_ms && wsx_global_len()))) {
+		       (waste_ms && atomic_read(&wsx_sched.npidle) &&
+			wsx_global_len()))) {
 		schedule_delayed_work(&wsx_monitor_work, period);
 		return;
 	}

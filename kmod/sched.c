@@ -581,6 +581,7 @@ static void wsx_inbox_drain(struct wsx_p *p)
 		 * our address dependency (litmus/inbox-put-drain-mp)
 		 */
 		list = llist_reverse_order(llist_del_all(&p->inbox));
+		atomic_inc(&p->inbox_takes);
 		llist_for_each_entry_safe(item, tmp, list, lnode) {
 			list_add_tail(&item->node, &p->backlog);
 			wsx_walk_point(++n);
@@ -788,6 +789,7 @@ static u32 wsx_inbox_steal(struct wsx_p *p, struct wsx_p *victim, u32 t,
 	list = llist_del_all(&victim->inbox);
 	if (!list)
 		return 0;
+	atomic_inc(&victim->inbox_takes);
 	list = llist_reverse_order(list);	/* oldest first */
 	for (node = list; node; node = node->next)
 		wsx_walk_point(++all);
@@ -1116,6 +1118,7 @@ static void wsx_p_drain(struct wsx_p *p)
 	WRITE_ONCE(p->backlog_len, 0);
 	/* the items' contents, as in the drain (litmus/inbox-put-drain-mp) */
 	list = llist_reverse_order(llist_del_all(&p->inbox));
+	atomic_inc(&p->inbox_takes);
 	llist_for_each_entry_safe(item, tmp, list, lnode) {
 		list_add_tail(&item->node, &items);
 		atomic_dec(&p->inbox_len);

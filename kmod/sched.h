@@ -126,6 +126,7 @@ struct wsx_p {
 	struct wsx_item *runnext ____cacheline_aligned_in_smp; /* X */
 	struct llist_head inbox;		/* A: items queued from outside */
 	atomic_t inbox_len;			/* A: approximate */
+	atomic_t inbox_takes;	/* A: the inbox emptied, for the monitor */
 	struct list_head backlog;		/* O: inbox items, in order */
 	u32 backlog_len;			/* O */
 
