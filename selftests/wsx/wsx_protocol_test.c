@@ -717,6 +717,24 @@ static int lost_judge(int r, __u32 n, __u64 w, __u64 l, bool counts,
 }
 
 /*
+ * What the scenarios on two Ps with fault points need (or skip, saying
+ * why), @cpus CPUs online at least; then the submitter pinned.
+ */
+static void lost_setup(int fd, long cpus)
+{
+	if (!wsx_test_have_faults())
+		scenario_skip("a release build has no fault points (make check-debug builds with WSX_DEBUG=1)\n");
+	if (wsx_test_nprocs(fd) != 2)
+		scenario_skip("needs exactly 2 Ps (nprocs=2)\n");
+	/* the records name CPUs: P0 and P1 are CPUs 0 and 1 if both online */
+	if (!lost_cpu1_online())
+		scenario_skip("CPU 1 is offline: P1 is not CPU 1\n");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < cpus)
+		scenario_skip("needs %ld CPUs online\n", cpus);
+	lost_pin_submitter();
+}
+
+/*
  * Run @round until one counts, at most LOST_TRIES times, with the fault
  * points @faults (name, microseconds; NULL-terminated) set meanwhile.
  */
@@ -725,14 +743,7 @@ static int lost_scenario(int fd, int (*round)(int fd, int r),
 {
 	int rc = KSFT_FAIL, ret = 0;
 
-	if (!wsx_test_have_faults())
-		scenario_skip("a release build has no fault points (make check-debug builds with WSX_DEBUG=1)\n");
-	if (wsx_test_nprocs(fd) != 2)
-		scenario_skip("needs exactly 2 Ps (nprocs=2)\n");
-	/* the records name CPUs: P0 and P1 are CPUs 0 and 1 if both online */
-	if (!lost_cpu1_online())
-		scenario_skip("CPU 1 is offline: P1 is not CPU 1\n");
-	lost_pin_submitter();
+	lost_setup(fd, 2);
 	for (const char *const *f = faults; *f; f += 2)
 		if (wsx_test_fault_set(f[0], f[1]))
 			scenario_fail("cannot set fault point %s\n", f[0]);
@@ -963,50 +974,46 @@ static long long wasted_round(int fd, int r, bool drop, long long *ms,
 	return -1;
 }
 
+/*
+ * Rounds from *@r on, until one takes the scenario's path (at most
+ * LOST_TRIES): its violations, @ms and @wait_ms as wasted_round()'s.
+ */
+static long long wasted_rounds(int fd, int *r, bool drop, long long *ms,
+			       long long *wait_ms)
+{
+	long long checks = -1;
+	const char *why = NULL;
+
+	for (int n = 0; n < LOST_TRIES && checks < 0; n++, (*r)++) {
+		wait_all_idle(2);
+		checks = wasted_round(fd, *r, drop, ms, wait_ms, &why);
+		if (checks < 0)
+			ksft_print_msg("round %d: %s: redone\n", *r, why);
+	}
+	if (checks < 0)
+		scenario_fail("no round of %d %s a drop took the scenario's path\n",
+			      LOST_TRIES, drop ? "with" : "without");
+	return checks;
+}
+
 static int scenario_wasted(int fd)
 {
-	long long checks = -1, ms = 0, wait_ms = 0;
-	const char *why = NULL;
-	int r;
+	long long checks, ms = 0, wait_ms = 0;
+	int r = 0;
 
-	if (!wsx_test_have_faults())
-		scenario_skip("a release build has no fault points (make check-debug builds with WSX_DEBUG=1)\n");
-	if (wsx_test_nprocs(fd) != 2)
-		scenario_skip("needs exactly 2 Ps (nprocs=2)\n");
-	if (!lost_cpu1_online())
-		scenario_skip("CPU 1 is offline: P1 is not CPU 1\n");
 	/*
-	 * the submitter off both Ps' CPUs: on P0's, preempted by L's M
+	 * a third CPU, for the submitter: on P0's, preempted by L's M
 	 * between its queueing and its wakeup, it would leave P1 idle while
 	 * W waits, a violation in the half that must have none
 	 */
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 3)
-		scenario_skip("needs a third CPU for the submitter\n");
-	lost_pin_submitter();
+	lost_setup(fd, 3);
 	/* nothing lost: the check is silent */
-	for (r = 0; r < LOST_TRIES && checks < 0; r++) {
-		wait_all_idle(2);
-		checks = wasted_round(fd, r, false, &ms, &wait_ms, &why);
-		if (checks < 0)
-			ksft_print_msg("round %d: %s: redone\n", r, why);
-	}
-	if (checks < 0)
-		scenario_fail("no round of %d without a drop took the scenario's path\n",
-			      LOST_TRIES);
+	checks = wasted_rounds(fd, &r, false, &ms, &wait_ms);
 	ksft_print_msg("W woken: %lld violations (%lld ms)\n", checks, ms);
 	if (checks)
 		return KSFT_FAIL;
 	/* one wakeup lost: the check fires */
-	checks = -1;
-	for (; r < 2 * LOST_TRIES && checks < 0; r++) {
-		wait_all_idle(2);
-		checks = wasted_round(fd, r, true, &ms, &wait_ms, &why);
-		if (checks < 0)
-			ksft_print_msg("round %d: %s: redone\n", r, why);
-	}
-	if (checks < 0)
-		scenario_fail("no round of %d with a drop took the scenario's path\n",
-			      LOST_TRIES);
+	checks = wasted_rounds(fd, &r, true, &ms, &wait_ms);
 	ksft_print_msg("W's wakeup dropped: %lld violations covering %lld ms of its %lld ms wait\n",
 		       checks, ms, wait_ms);
 	/* the looks cover the wait but for the first T and a period or two */
