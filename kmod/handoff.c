@@ -365,16 +365,16 @@ bool wsx_pidle_reclaim(struct wsx_m *m)
 	return ok;
 }
 
-/* Under mlock: claim an idle P, @prefer first, from the M parked on it. */
+/*
+ * Under mlock: claim an idle P, @prefer first, then the nearest to it, from
+ * the M parked on it.
+ */
 static struct wsx_p *wsx_p_take_idle(struct wsx_m *m, struct wsx_p *prefer)
 {
-	struct wsx_p *p = NULL;
+	struct wsx_p *p;
 
 	lockdep_assert_held(&wsx_sched.mlock);
-	if (prefer && wsx_pidle_claim(prefer))
-		p = prefer;
-	else
-		p = wsx_pidle_get();
+	p = wsx_pidle_get(prefer);
 	if (!p)
 		return NULL;
 	WRITE_ONCE(p->m->lose_p, true);	/* read after its woken, below */

@@ -107,7 +107,9 @@
  * that finds work while spinning stops spinning and, if it was the last
  * spinning M, wakes another (wsx_wakep()) because more work may be queued.
  * Whoever queues work calls wsx_wakep(): if no M is spinning and a P is
- * idle, it claims that P's idle bit, then counts the M as spinning and wakes
+ * idle, it claims that P's idle bit - the idle P nearest the work, in its
+ * holder's victim order (wsx_pidle_get(); counted by distance in the stats'
+ * wakes_<level>) - then counts the M as spinning and wakes
  * it (a count before the claim would tell other queuers an M searches when
  * none may: N4 of models/README.md).  An owner that puts items in its own
  * ring from a global batch or its inbox calls it too when more than the
@@ -390,16 +392,64 @@ bool wsx_pidle_claim(struct wsx_p *p)
 	return true;
 }
 
-struct wsx_p *wsx_pidle_get(void)
+/*
+ * Claim an idle P of group @g of @near's victims (topology.c), which lists
+ * a group's Ps by number: those numbered above @near first, then from the
+ * group's start, so that queuers on different Ps spread their wakeups.
+ */
+static struct wsx_p *wsx_pidle_get_group(const struct wsx_p *near,
+					 unsigned int g)
 {
-	unsigned int id;
+	const struct wsx_victims *v = &near->victims;
+	unsigned int start = g ? v->group_end[g - 1] : 0;
+	unsigned int len = v->group_end[g] - start, split = 0, k, i;
+	struct wsx_p *p;
 
-	/* test_bit() in wsx_pidle_claim(), not find_next_bit(): the bits
-	 * change under us, and each is read once, atomically
-	 */
-	for (id = 0; id < wsx_sched.nprocs; id++)
-		if (wsx_pidle_claim(wsx_sched.ps[id]))
-			return wsx_sched.ps[id];
+	while (split < len && v->order[start + split] < near->id)
+		split++;
+	for (k = 0; k < len; k++) {
+		i = split + k < len ? split + k : split + k - len;
+		p = wsx_sched.ps[v->order[start + i]];
+		if (wsx_pidle_claim(p))
+			return p;
+	}
+	return NULL;
+}
+
+/**
+ * wsx_pidle_get - claim an idle P, the nearest to @near first
+ * @near:	the P that holds the work to be run, or on whose node it is
+ *		queued; NULL: none (the lowest-numbered idle P then)
+ *
+ * Nearest as a thief looks (topology.c): @near itself, then its victims'
+ * groups in order - under steal_topology=numa its SMT siblings, its
+ * last-level cache, its node, then the other nodes by distance - so that
+ * a woken M finds the work among its first victims, and its data in a
+ * near cache.  Each idle bit is tested once (test_bit() in
+ * wsx_pidle_claim(), not find_next_bit(): the bits change under us), so a
+ * call tries each P at most once.
+ *
+ * Return: the P whose idle bit this caller cleared, or NULL.
+ */
+struct wsx_p *wsx_pidle_get(const struct wsx_p *near)
+{
+	struct wsx_p *p;
+	unsigned int g;
+
+	if (!near) {
+		for (g = 0; g < wsx_sched.nprocs; g++)
+			if (wsx_pidle_claim(wsx_sched.ps[g]))
+				return wsx_sched.ps[g];
+		return NULL;
+	}
+	p = wsx_sched.ps[near->id];
+	if (wsx_pidle_claim(p))
+		return p;
+	for (g = 0; g < near->victims.ngroups; g++) {
+		p = wsx_pidle_get_group(near, g);
+		if (p)
+			return p;
+	}
 	return NULL;
 }
 
@@ -422,10 +472,20 @@ void wsx_m_wake(struct wsx_m *m, bool spinning)
 }
 
 /*
+ * @p, whose idle bit the caller has just claimed, is woken for work held by
+ * @near (NULL: unknown): count it by @p's distance from the work.
+ */
+static void wsx_wake_count(struct wsx_p *p, const struct wsx_p *near)
+{
+	if (near)
+		wsx_stat_inc(p, level_wakes[near->victims.level[p->id]]);
+}
+
+/*
  * __wsx_wakep - wsx_wakep() for a caller that has just issued the full
  * barrier after queueing.
  */
-static void __wsx_wakep(void)
+static void __wsx_wakep(const struct wsx_p *near)
 {
 	struct wsx_p *p;
 
@@ -443,22 +503,24 @@ static void __wsx_wakep(void)
 	 * bound is exceeded by at most the queuers racing, until the extra
 	 * Ms find nothing and park.
 	 */
-	p = wsx_pidle_get();
+	p = wsx_pidle_get(near);
 	if (!p)
 		return;
 	atomic_inc(&wsx_sched.nmspinning);
+	wsx_wake_count(p, near);
 	wsx_m_wake(READ_ONCE(p->m), true);
 }
 
 /*
  * wsx_wakep - after queueing work anyone may take: wake an idle P's M as a
- * spinning M, unless an M is spinning already (it will find the work).
+ * spinning M, the nearest to @near (wsx_pidle_get()), unless an M is
+ * spinning already (it will find the work).
  */
-static void wsx_wakep(void)
+static void wsx_wakep(const struct wsx_p *near)
 {
 	/* StoreLoad: the queued item before the reads below (litmus/wakep-park-sb) */
 	smp_mb();
-	__wsx_wakep();
+	__wsx_wakep(near);
 }
 
 /*
@@ -469,10 +531,12 @@ static void wsx_wake_p(struct wsx_p *p)
 {
 	/* StoreLoad: the inbox item before the idle bits (litmus/inbox-put-park-sb) */
 	smp_mb();
-	if (wsx_pidle_claim(p))
+	if (wsx_pidle_claim(p)) {
+		wsx_wake_count(p, p);
 		wsx_m_wake(READ_ONCE(p->m), false);
-	else if (wsx_sched.steal_policy != WSX_STEAL_NONE)
-		__wsx_wakep();
+	} else if (wsx_sched.steal_policy != WSX_STEAL_NONE) {
+		__wsx_wakep(p);
+	}
 }
 
 /* ---- the local run queue ------------------------------------------- */
@@ -560,7 +624,7 @@ static struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 static void wsx_runq_added(struct wsx_p *p, u32 n, u32 next)
 {
 	if (n && wsx_ring_len(&p->ring) + !!READ_ONCE(p->runnext) > next)
-		wsx_wakep();
+		wsx_wakep(p);
 }
 
 /*
@@ -953,7 +1017,7 @@ static void wsx_m_reset_spinning(struct wsx_m *m)
 {
 	m->spinning = false;
 	if (atomic_dec_return(&wsx_sched.nmspinning) == 0)
-		wsx_wakep();
+		wsx_wakep(m->p);
 }
 
 static bool wsx_may_spin(struct wsx_m *m)
@@ -1049,7 +1113,7 @@ static void wsx_m_park(struct wsx_m *m)
 	if (wsx_m_idle_p(m)) {
 		/* a queuer may have relied on our spinning: hand it on */
 		if (was_spinning)
-			wsx_wakep();
+			wsx_wakep(p);
 		return;
 	}
 	WRITE_ONCE(m->parked, true);
@@ -1095,7 +1159,7 @@ static void wsx_m_park(struct wsx_m *m)
 		 * saw, which a queuer may have left to our spinning, would
 		 * be nobody's.  Hand the search on (N3, models/queue.pml).
 		 */
-		wsx_wakep();
+		wsx_wakep(p);
 	}
 	/* acquire: pairs with the waker's release in wsx_m_wake()
 	 * (litmus/m-wake-unpark-mp)
@@ -1137,7 +1201,7 @@ static void wsx_p_drain(struct wsx_p *p)
 	}
 	if (n) {
 		wsx_gq_put_list(wsx_gq_of(p), &items, n);
-		wsx_wakep();
+		wsx_wakep(p);
 	}
 }
 
@@ -1359,7 +1423,7 @@ void wsx_spawn(struct wsx_item *item)
 	wsx_job_add(item->job);
 	wsx_item_stamp(item, m->p->id, WSX_ORIGIN_LOCAL);
 	wsx_runq_put(m->p, item, true);
-	wsx_wakep();
+	wsx_wakep(m->p);
 }
 EXPORT_SYMBOL_GPL(wsx_spawn);
 
@@ -1398,7 +1462,8 @@ static void wsx_queue_global(struct wsx_item *item, bool add)
 	wsx_item_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
 	list_add(&item->node, &one);
 	wsx_global_put_list(&one, 1);
-	wsx_wakep();
+	/* the P of this CPU, whose node's queue the item went to */
+	wsx_wakep(wsx_sched.cpu_p[raw_smp_processor_id()]);
 }
 
 /*

@@ -38,7 +38,10 @@
 /* Steals remembered per P for debugfs steal_log. */
 #define WSX_STEAL_LOG		16
 
-/* Per-P counters, written by the owner (O) except @stolen_from (A). */
+/*
+ * Per-P counters, written by the owner (O) except @level_wakes (W) and
+ * @stolen_from (A).
+ */
 struct wsx_pstats {
 	u64 executed;		/* items run */
 	u64 runnext_hits;	/* ... of which taken from runnext */
@@ -55,6 +58,8 @@ struct wsx_pstats {
 	u64 wakeups;		/* times it was woken from park */
 	u64 level_steals[WSX_NR_LEVELS]; /* steals by victim distance */
 	u64 level_stolen[WSX_NR_LEVELS]; /* items taken by them */
+	/* W: times woken for work, by its distance from the work's P */
+	u64 level_wakes[WSX_NR_LEVELS];
 	atomic64_t stolen_from;	/* items thieves took from this P */
 	atomic64_t long_items;	/* items the monitor found running long */
 	atomic64_t rescued;	/* ... whose P it handed to another M */
@@ -269,7 +274,7 @@ int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
 int wsx_m_main(void *arg);
 struct wsx_m *wsx_current_m(void);
 bool wsx_pidle_claim(struct wsx_p *p);
-struct wsx_p *wsx_pidle_get(void);
+struct wsx_p *wsx_pidle_get(const struct wsx_p *near);
 void wsx_m_wake(struct wsx_m *m, bool spinning);
 
 int wsx_sched_init(const struct wsx_sched_params *params);

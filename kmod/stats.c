@@ -10,7 +10,9 @@
  *               one line per P, "P<id> node=<node index> key=value ...",
  *               the keys including steals_<level> and stolen_<level>,
  *               the steals and items taken from victims that far (smt,
- *               cache, node, remote: topology.c), then, with one
+ *               cache, node, remote: topology.c), and wakes_<level>,
+ *               the times the P was woken for work held that far from
+ *               it (smt counting the P's own inbox), then, with one
  *               global queue per NUMA node (steal_topology=numa, several
  *               nodes), one line per node index i, "node<i> nid=<kernel
  *               node> depth=<n> puts=<n> gets=<n>", then
@@ -77,7 +79,7 @@
 static struct dentry *wsx_debugfs_dir;
 
 #define WSX_STAT(name) { #name, offsetof(struct wsx_pstats, name) }
-/* steals_smt .. stolen_remote: level_steals[] and level_stolen[] */
+/* steals_smt .. wakes_remote: level_steals[], level_stolen[], level_wakes[] */
 #define WSX_STAT_LEVEL(what, LEVEL, name)				\
 	{ #what "_" #name,						\
 	  offsetof(struct wsx_pstats, level_##what[WSX_LEVEL_##LEVEL]) }
@@ -107,6 +109,10 @@ static const struct {
 	WSX_STAT_LEVEL(stolen, CACHE, cache),
 	WSX_STAT_LEVEL(stolen, NODE, node),
 	WSX_STAT_LEVEL(stolen, REMOTE, remote),
+	WSX_STAT_LEVEL(wakes, SMT, smt),
+	WSX_STAT_LEVEL(wakes, CACHE, cache),
+	WSX_STAT_LEVEL(wakes, NODE, node),
+	WSX_STAT_LEVEL(wakes, REMOTE, remote),
 };
 
 static const char * const wsx_level_names[WSX_NR_LEVELS] = {

@@ -164,18 +164,32 @@ inline pidle_claim(id, got)
 	fi
 }
 
-/* wsx_pidle_get(): the first idle P from 0 up, or NONE */
+/*
+ * wsx_pidle_get(): each P tried once, the nearest to the work first (the
+ * P holding it, then its victim order), or NONE.  Which P that is depends
+ * on where the work is and on the topology, so here the walk starts at any
+ * P and goes round: with NP = 2 that is every order the code can take.
+ * pg counts the Ps tried (a local of each caller).
+ */
 inline pidle_get(id)
 {
-	id = 0;
+	atomic {
+		id = 0;
+		do
+		:: id < NP - 1 -> id++
+		:: break
+		od;
+		pg = 0
+	}
 	do
-	:: atomic { id < NP && pidle[id] -> pidle[id] = false }
+	:: atomic { pg < NP && pidle[id] -> pidle[id] = false }
 		atomic { assert(npidle > 0); npidle-- }
 		break
-	:: atomic { id < NP && !pidle[id] -> id++ }
-	:: atomic { id == NP -> id = NONE }
+	:: atomic { pg < NP && !pidle[id] -> id = (id + 1) % NP; pg++ }
+	:: atomic { pg == NP -> id = NONE }
 		break
-	od
+	od;
+	pg = 0
 }
 
 /*
@@ -385,7 +399,7 @@ inline global_visible()
 proctype M(byte me; bool parked)
 {
 	bool spinning, was, ok, far, skipped;
-	byte n, k, v, id, w;
+	byte n, k, v, id, w, pg;
 #ifdef BUG_N1TRUST
 	byte early;	/* the other spinning Ms, read as it starts to park */
 #endif
@@ -629,7 +643,7 @@ progress:
 /* Queueing from outside (ioctl, timers, other kernel code). */
 proctype submitter()
 {
-	byte n, id;
+	byte n, id, pg;
 	bool got;
 
 	do

@@ -34,6 +34,45 @@ wsx_reload() {
 
 # wsx_log_mark TEXT: write TEXT into the kernel log, a line that
 # wsx_log_after TEXT finds again: it prints the log after it
+# wsx_stat_sum KEY: KEY= summed over the P lines of the stats file
+wsx_stat_sum() {
+	awk -v key="$1=" '/^P[0-9]+ / {
+		for (i = 2; i <= NF; i++)
+			if (index($i, key) == 1) sum += substr($i, length(key) + 1)
+	} END { print sum + 0 }' "$WSX_DEBUGFS/stats"
+}
+
+# wsx_first_p_of_node N: the number of the first P whose node= is N
+wsx_first_p_of_node() {
+	awk -v want="node=$1" '/^P[0-9]+ / {
+		for (i = 2; i <= NF; i++)
+			if ($i == want) { print substr($1, 2); exit }
+	}' "$WSX_DEBUGFS/stats"
+}
+
+# wsx_ps_of_node N: how many P lines say node=N
+wsx_ps_of_node() {
+	grep -c "^P[0-9]* node=$1 " "$WSX_DEBUGFS/stats"
+}
+
+# wsx_need_numa: exit with a skip on fewer than 2 NUMA nodes
+wsx_need_numa() {
+	if [ "$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null |
+		wc -l)" -lt 2 ]; then
+		echo "# SKIP fewer than 2 NUMA nodes"
+		exit $KSFT_SKIP
+	fi
+}
+
+# wsx_need_wsxctl: set WSXCTL (default wsxctl), or exit with a skip
+wsx_need_wsxctl() {
+	WSXCTL=${WSXCTL:-wsxctl}
+	if ! command -v "$WSXCTL" >/dev/null; then
+		echo "# SKIP wsxctl not found (set WSXCTL)"
+		exit $KSFT_SKIP
+	fi
+}
+
 wsx_log_mark() { echo "$1" >/dev/kmsg; }
 wsx_log_after() { dmesg | sed -n "\\|$1|,\$p" | tail -n +2; }
 

@@ -23,35 +23,10 @@
 DIR=$(dirname "$0")
 . "$DIR/wsx_lib.sh"
 wsx_need_root_and_module
-
-nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
-if [ "$nodes" -lt 2 ]; then
-	echo "# SKIP fewer than 2 NUMA nodes"
-	exit $KSFT_SKIP
-fi
-WSXCTL=${WSXCTL:-wsxctl}
-if ! command -v "$WSXCTL" >/dev/null; then
-	echo "# SKIP wsxctl not found (set WSXCTL)"
-	exit $KSFT_SKIP
-fi
+wsx_need_numa
+wsx_need_wsxctl
 items=${WSX_TOPO_ITEMS:-10000}
 spin_ns=${WSX_TOPO_SPIN_NS:-50000}
-
-# stat_sum KEY: KEY= summed over the P lines of the stats file
-stat_sum() {
-	awk -v key="$1=" '/^P[0-9]+ / {
-		for (i = 2; i <= NF; i++)
-			if (index($i, key) == 1) sum += substr($i, length(key) + 1)
-	} END { print sum + 0 }' "$WSX_DEBUGFS/stats"
-}
-
-# first_p_of_node N: the number of the first P whose node= is N
-first_p_of_node() {
-	awk -v want="node=$1" '/^P[0-9]+ / {
-		for (i = 2; i <= NF; i++)
-			if ($i == want) { print substr($1, 2); exit }
-	}' "$WSX_DEBUGFS/stats"
-}
 
 # run_scenario TOPOLOGY: load with it, queue the work on P0 and on node 1's
 # first P at once, wait for both; prints the cross-node steals, or fails
@@ -60,7 +35,7 @@ run_scenario() {
 		echo "# FAIL: load with steal_topology=$1" >&2
 		return 1
 	}
-	p1=$(first_p_of_node 1)
+	p1=$(wsx_first_p_of_node 1)
 	if [ -z "$p1" ]; then
 		echo "# FAIL: steal_topology=$1: no P line with node=1 in the stats" >&2
 		return 1
@@ -79,9 +54,9 @@ run_scenario() {
 		return 1
 	fi
 	echo "# steal_topology=$1: $items items on P0 and P$p1," \
-		"steals $(stat_sum steals), cross-node $(stat_sum steals_remote)" \
-		"moving $(stat_sum stolen_remote) items" >&2
-	stat_sum steals_remote
+		"steals $(wsx_stat_sum steals), cross-node $(wsx_stat_sum steals_remote)" \
+		"moving $(wsx_stat_sum stolen_remote) items" >&2
+	wsx_stat_sum steals_remote
 }
 
 rc=0
