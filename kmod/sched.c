@@ -326,17 +326,20 @@ static struct wsx_gqueue *wsx_gq_of(const struct wsx_p *p)
 	return wsx_gq_of_node(p->node);
 }
 
-/*
- * The global queue for items queued on this CPU: its P's node's; node 0's
- * on a CPU without a P (only with nprocs below the number of CPUs), which
- * the other nodes' Ps take from when theirs are empty and at their tick
- * checks (wsx_global_tick_get()).
- */
-static struct wsx_gqueue *wsx_gq_here(void)
+/* The P of this CPU, or NULL (only with nprocs below the number of CPUs). */
+static struct wsx_p *wsx_p_here(void)
 {
-	struct wsx_p *p = wsx_sched.cpu_p[raw_smp_processor_id()];
+	return wsx_sched.cpu_p[raw_smp_processor_id()];
+}
 
-	return p ? wsx_gq_of(p) : &wsx_sched.gq[0];
+/*
+ * The global queue for items queued on a CPU whose P is @here: its node's;
+ * node 0's on a CPU without a P, which the other nodes' Ps take from when
+ * theirs are empty and at their tick checks (wsx_global_tick_get()).
+ */
+static struct wsx_gqueue *wsx_gq_near(struct wsx_p *here)
+{
+	return here ? wsx_gq_of(here) : &wsx_sched.gq[0];
 }
 
 unsigned int wsx_global_len(void)
@@ -360,10 +363,11 @@ static void wsx_gq_put_list(struct wsx_gqueue *gq, struct list_head *items,
 	spin_unlock_irqrestore(&gq->lock, flags);
 }
 
-/* From outside @p's owner: to the global queue of this CPU's node. */
-static void wsx_global_put_list(struct list_head *items, unsigned int n)
+/* From outside an M: to the global queue of the node of @here, this CPU's P. */
+static void wsx_global_put_list(struct wsx_p *here, struct list_head *items,
+				unsigned int n)
 {
-	wsx_gq_put_list(wsx_gq_here(), items, n);
+	wsx_gq_put_list(wsx_gq_near(here), items, n);
 }
 
 /*
@@ -418,8 +422,12 @@ static struct wsx_p *wsx_pidle_get_group(const struct wsx_p *near,
 
 /**
  * wsx_pidle_get - claim an idle P, the nearest to @near first
- * @near:	the P that holds the work to be run, or on whose node it is
- *		queued; NULL: none (the lowest-numbered idle P then)
+ * @near:	where the search starts: the P that holds the work, the P of
+ *		the CPU that queued it on its node's global queue, or the P of
+ *		an M that hands the search on; NULL: none (the lowest-numbered
+ *		idle P then)
+ * @near_last:	try @near itself after the others, not first: the caller
+ *		runs on @near's CPU outside its M, which would wait for it
  *
  * Nearest as a thief looks (topology.c): @near itself, then its victims'
  * groups in order - under steal_topology=numa its SMT siblings, its
@@ -427,30 +435,32 @@ static struct wsx_p *wsx_pidle_get_group(const struct wsx_p *near,
  * a woken M finds the work among its first victims, and its data in a
  * near cache.  Each idle bit is tested once (test_bit() in
  * wsx_pidle_claim(), not find_next_bit(): the bits change under us), so a
- * call tries each P at most once.
+ * call tries each P at most once.  Which P is claimed matters to no
+ * wakeup's correctness, only that each is tried (models/queue.pml tries
+ * them in any order).
  *
  * Return: the P whose idle bit this caller cleared, or NULL.
  */
-struct wsx_p *wsx_pidle_get(const struct wsx_p *near)
+struct wsx_p *wsx_pidle_get(const struct wsx_p *near, bool near_last)
 {
-	struct wsx_p *p;
-	unsigned int g;
+	struct wsx_p *p, *self;
+	unsigned int g, id;
 
 	if (!near) {
-		for (g = 0; g < wsx_sched.nprocs; g++)
-			if (wsx_pidle_claim(wsx_sched.ps[g]))
-				return wsx_sched.ps[g];
+		for (id = 0; id < wsx_sched.nprocs; id++)
+			if (wsx_pidle_claim(wsx_sched.ps[id]))
+				return wsx_sched.ps[id];
 		return NULL;
 	}
-	p = wsx_sched.ps[near->id];
-	if (wsx_pidle_claim(p))
-		return p;
+	self = wsx_sched.ps[near->id];
+	if (!near_last && wsx_pidle_claim(self))
+		return self;
 	for (g = 0; g < near->victims.ngroups; g++) {
 		p = wsx_pidle_get_group(near, g);
 		if (p)
 			return p;
 	}
-	return NULL;
+	return near_last && wsx_pidle_claim(self) ? self : NULL;
 }
 
 /*
@@ -472,8 +482,8 @@ void wsx_m_wake(struct wsx_m *m, bool spinning)
 }
 
 /*
- * @p, whose idle bit the caller has just claimed, is woken for work held by
- * @near (NULL: unknown): count it by @p's distance from the work.
+ * @p, whose idle bit the caller has just claimed, is woken by a search from
+ * @near (wsx_pidle_get(); NULL: none): count it by its distance from @near.
  */
 static void wsx_wake_count(struct wsx_p *p, const struct wsx_p *near)
 {
@@ -483,9 +493,9 @@ static void wsx_wake_count(struct wsx_p *p, const struct wsx_p *near)
 
 /*
  * __wsx_wakep - wsx_wakep() for a caller that has just issued the full
- * barrier after queueing.
+ * barrier after queueing; @near_last as for wsx_pidle_get().
  */
-static void __wsx_wakep(const struct wsx_p *near)
+static void __wsx_wakep(const struct wsx_p *near, bool near_last)
 {
 	struct wsx_p *p;
 
@@ -503,7 +513,7 @@ static void __wsx_wakep(const struct wsx_p *near)
 	 * bound is exceeded by at most the queuers racing, until the extra
 	 * Ms find nothing and park.
 	 */
-	p = wsx_pidle_get(near);
+	p = wsx_pidle_get(near, near_last);
 	if (!p)
 		return;
 	atomic_inc(&wsx_sched.nmspinning);
@@ -520,7 +530,7 @@ static void wsx_wakep(const struct wsx_p *near)
 {
 	/* StoreLoad: the queued item before the reads below (litmus/wakep-park-sb) */
 	smp_mb();
-	__wsx_wakep(near);
+	__wsx_wakep(near, false);
 }
 
 /*
@@ -535,7 +545,8 @@ static void wsx_wake_p(struct wsx_p *p)
 		wsx_wake_count(p, p);
 		wsx_m_wake(READ_ONCE(p->m), false);
 	} else if (wsx_sched.steal_policy != WSX_STEAL_NONE) {
-		__wsx_wakep(p);
+		/* @p was not idle a moment ago: its neighbours first */
+		__wsx_wakep(p, true);
 	}
 }
 
@@ -822,7 +833,7 @@ static void wsx_inbox_return(struct wsx_p *p, struct llist_node *first,
 		list_add_tail(&item->node, &items);
 		wsx_walk_point(++i);
 	}
-	wsx_global_put_list(&items, n);
+	wsx_global_put_list(wsx_p_here(), &items, n);
 }
 
 /*
@@ -1455,15 +1466,21 @@ static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item, bool add)
 
 static void wsx_queue_global(struct wsx_item *item, bool add)
 {
+	struct wsx_p *here = wsx_p_here();
 	LIST_HEAD(one);
 
 	if (add)
 		wsx_job_add(item->job);
 	wsx_item_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
 	list_add(&item->node, &one);
-	wsx_global_put_list(&one, 1);
-	/* the P of this CPU, whose node's queue the item went to */
-	wsx_wakep(wsx_sched.cpu_p[raw_smp_processor_id()]);
+	wsx_global_put_list(here, &one, 1);
+	/*
+	 * StoreLoad, as in wsx_wakep().  Near the node's queue the item went
+	 * to, but not this CPU's P first: its M would wait for the CPU
+	 * this caller runs on, while counted spinning.
+	 */
+	smp_mb();
+	__wsx_wakep(here, true);
 }
 
 /*

@@ -17,7 +17,8 @@
  *   N: the monitor's own, written only by its work (monitor.c, "Wasted
  *      cores"), which never runs twice at once.
  * and O, X: wsx_ring.h's (included below), which the per-P ring uses too;
- * the per-P counters are O, read racily with READ_ONCE (statistics).
+ * the per-P counters are O (level_wakes W), read racily with READ_ONCE
+ * (statistics).
  */
 #ifndef _WSX_SCHED_H
 #define _WSX_SCHED_H
@@ -58,7 +59,7 @@ struct wsx_pstats {
 	u64 wakeups;		/* times it was woken from park */
 	u64 level_steals[WSX_NR_LEVELS]; /* steals by victim distance */
 	u64 level_stolen[WSX_NR_LEVELS]; /* items taken by them */
-	/* W: times woken for work, by its distance from the work's P */
+	/* W: times woken for work, by its distance from the search's start */
 	u64 level_wakes[WSX_NR_LEVELS];
 	atomic64_t stolen_from;	/* items thieves took from this P */
 	atomic64_t long_items;	/* items the monitor found running long */
@@ -274,7 +275,7 @@ int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
 int wsx_m_main(void *arg);
 struct wsx_m *wsx_current_m(void);
 bool wsx_pidle_claim(struct wsx_p *p);
-struct wsx_p *wsx_pidle_get(const struct wsx_p *near);
+struct wsx_p *wsx_pidle_get(const struct wsx_p *near, bool near_last);
 void wsx_m_wake(struct wsx_m *m, bool spinning);
 
 int wsx_sched_init(const struct wsx_sched_params *params);

@@ -11,8 +11,9 @@
  *               the keys including steals_<level> and stolen_<level>,
  *               the steals and items taken from victims that far (smt,
  *               cache, node, remote: topology.c), and wakes_<level>,
- *               the times the P was woken for work held that far from
- *               it (smt counting the P's own inbox), then, with one
+ *               the times the P was woken by a search for an idle P
+ *               that started that far from it (wsx_pidle_get(); smt
+ *               counting the P's own inbox), then, with one
  *               global queue per NUMA node (steal_topology=numa, several
  *               nodes), one line per node index i, "node<i> nid=<kernel
  *               node> depth=<n> puts=<n> gets=<n>", then

@@ -32,8 +32,6 @@ wsx_reload() {
 	wsx_load "$@"
 }
 
-# wsx_log_mark TEXT: write TEXT into the kernel log, a line that
-# wsx_log_after TEXT finds again: it prints the log after it
 # wsx_stat_sum KEY: KEY= summed over the P lines of the stats file
 wsx_stat_sum() {
 	awk -v key="$1=" '/^P[0-9]+ / {
@@ -73,6 +71,8 @@ wsx_need_wsxctl() {
 	fi
 }
 
+# wsx_log_mark TEXT: write TEXT into the kernel log, a line that
+# wsx_log_after TEXT finds again: it prints the log after it
 wsx_log_mark() { echo "$1" >/dev/kmsg; }
 wsx_log_after() { dmesg | sed -n "\\|$1|,\$p" | tail -n +2; }
 
