@@ -374,7 +374,7 @@ static struct wsx_p *wsx_p_take_idle(struct wsx_m *m, struct wsx_p *prefer)
 	struct wsx_p *p;
 
 	lockdep_assert_held(&wsx_sched.mlock);
-	p = wsx_pidle_get(prefer, false);
+	p = wsx_pidle_get(prefer, NULL);
 	if (!p)
 		return NULL;
 	WRITE_ONCE(p->m->lose_p, true);	/* read after its woken, below */

@@ -106,10 +106,12 @@
  * exceed it for a while), so idle CPUs do not all hammer the same victims.  An M
  * that finds work while spinning stops spinning and, if it was the last
  * spinning M, wakes another (wsx_wakep()) because more work may be queued.
- * Whoever queues work calls wsx_wakep(): if no M is spinning and a P is
- * idle, it claims that P's idle bit - the idle P nearest the work, in its
- * holder's victim order (wsx_pidle_get(); counted by distance in the stats'
- * wakes_<level>) - then counts the M as spinning and wakes
+ * Whoever queues work calls wsx_wakep() (or its body, __wsx_wakep(), after
+ * a barrier of its own): if no M is spinning and a P is idle, it claims
+ * that P's idle bit - the idle P nearest the work: the P holding it, then
+ * that P's victim order; for a global queue the queuing CPU's P, tried
+ * last, as that CPU runs the queuer (wsx_pidle_get(); counted by distance
+ * in the stats' wakes_<level>) - then counts the M as spinning and wakes
  * it (a count before the claim would tell other queuers an M searches when
  * none may: N4 of models/README.md).  An owner that puts items in its own
  * ring from a global batch or its inbox calls it too when more than the
@@ -326,7 +328,7 @@ static struct wsx_gqueue *wsx_gq_of(const struct wsx_p *p)
 	return wsx_gq_of_node(p->node);
 }
 
-/* The P of this CPU, or NULL (only with nprocs below the number of CPUs). */
+/* The P of this CPU, or NULL (a CPU beyond nprocs, or offline at load). */
 static struct wsx_p *wsx_p_here(void)
 {
 	return wsx_sched.cpu_p[raw_smp_processor_id()];
@@ -363,7 +365,7 @@ static void wsx_gq_put_list(struct wsx_gqueue *gq, struct list_head *items,
 	spin_unlock_irqrestore(&gq->lock, flags);
 }
 
-/* From outside an M: to the global queue of the node of @here, this CPU's P. */
+/* Not as @p's owner: to the global queue of the node of @here, this CPU's P. */
 static void wsx_global_put_list(struct wsx_p *here, struct list_head *items,
 				unsigned int n)
 {
@@ -396,13 +398,20 @@ bool wsx_pidle_claim(struct wsx_p *p)
 	return true;
 }
 
+/* Claim @p unless it is @last, which wsx_pidle_get() tries after the rest. */
+static bool wsx_pidle_try(struct wsx_p *p, const struct wsx_p *last)
+{
+	return p != last && wsx_pidle_claim(p);
+}
+
 /*
  * Claim an idle P of group @g of @near's victims (topology.c), which lists
  * a group's Ps by number: those numbered above @near first, then from the
  * group's start, so that queuers on different Ps spread their wakeups.
  */
 static struct wsx_p *wsx_pidle_get_group(const struct wsx_p *near,
-					 unsigned int g)
+					 unsigned int g,
+					 const struct wsx_p *last)
 {
 	const struct wsx_victims *v = &near->victims;
 	unsigned int start = g ? v->group_end[g - 1] : 0;
@@ -414,7 +423,7 @@ static struct wsx_p *wsx_pidle_get_group(const struct wsx_p *near,
 	for (k = 0; k < len; k++) {
 		i = split + k < len ? split + k : split + k - len;
 		p = wsx_sched.ps[v->order[start + i]];
-		if (wsx_pidle_claim(p))
+		if (wsx_pidle_try(p, last))
 			return p;
 	}
 	return NULL;
@@ -426,8 +435,10 @@ static struct wsx_p *wsx_pidle_get_group(const struct wsx_p *near,
  *		the CPU that queued it on its node's global queue, or the P of
  *		an M that hands the search on; NULL: none (the lowest-numbered
  *		idle P then)
- * @near_last:	try @near itself after the others, not first: the caller
- *		runs on @near's CPU outside its M, which would wait for it
+ * @last:	a P to try only after all the others, or NULL: the P of the
+ *		CPU the caller runs on when the caller is not that P's M (a
+ *		submitter, a timer), whose M would wait for this CPU while
+ *		counted spinning
  *
  * Nearest as a thief looks (topology.c): @near itself, then its victims'
  * groups in order - under steal_topology=numa its SMT siblings, its
@@ -441,26 +452,29 @@ static struct wsx_p *wsx_pidle_get_group(const struct wsx_p *near,
  *
  * Return: the P whose idle bit this caller cleared, or NULL.
  */
-struct wsx_p *wsx_pidle_get(const struct wsx_p *near, bool near_last)
+struct wsx_p *wsx_pidle_get(const struct wsx_p *near,
+			    const struct wsx_p *last)
 {
-	struct wsx_p *p, *self;
+	struct wsx_p *p;
 	unsigned int g, id;
 
 	if (!near) {
 		for (id = 0; id < wsx_sched.nprocs; id++)
-			if (wsx_pidle_claim(wsx_sched.ps[id]))
+			if (wsx_pidle_try(wsx_sched.ps[id], last))
 				return wsx_sched.ps[id];
-		return NULL;
-	}
-	self = wsx_sched.ps[near->id];
-	if (!near_last && wsx_pidle_claim(self))
-		return self;
-	for (g = 0; g < near->victims.ngroups; g++) {
-		p = wsx_pidle_get_group(near, g);
-		if (p)
+	} else {
+		p = wsx_sched.ps[near->id];
+		if (wsx_pidle_try(p, last))
 			return p;
+		for (g = 0; g < near->victims.ngroups; g++) {
+			p = wsx_pidle_get_group(near, g, last);
+			if (p)
+				return p;
+		}
 	}
-	return near_last && wsx_pidle_claim(self) ? self : NULL;
+	if (last && wsx_pidle_claim(wsx_sched.ps[last->id]))
+		return wsx_sched.ps[last->id];
+	return NULL;
 }
 
 /*
@@ -493,9 +507,9 @@ static void wsx_wake_count(struct wsx_p *p, const struct wsx_p *near)
 
 /*
  * __wsx_wakep - wsx_wakep() for a caller that has just issued the full
- * barrier after queueing; @near_last as for wsx_pidle_get().
+ * barrier after queueing; @near and @last as for wsx_pidle_get().
  */
-static void __wsx_wakep(const struct wsx_p *near, bool near_last)
+static void __wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
 {
 	struct wsx_p *p;
 
@@ -513,7 +527,7 @@ static void __wsx_wakep(const struct wsx_p *near, bool near_last)
 	 * bound is exceeded by at most the queuers racing, until the extra
 	 * Ms find nothing and park.
 	 */
-	p = wsx_pidle_get(near, near_last);
+	p = wsx_pidle_get(near, last);
 	if (!p)
 		return;
 	atomic_inc(&wsx_sched.nmspinning);
@@ -530,12 +544,14 @@ static void wsx_wakep(const struct wsx_p *near)
 {
 	/* StoreLoad: the queued item before the reads below (litmus/wakep-park-sb) */
 	smp_mb();
-	__wsx_wakep(near, false);
+	__wsx_wakep(near, NULL);
 }
 
 /*
  * After queueing on @p's inbox: wake @p's M if it is idle; if it is busy,
- * make sure an M is spinning, which may steal the item (wsx_inbox_steal()).
+ * make sure an M is spinning, which may steal the item (wsx_inbox_steal()):
+ * one near @p, this CPU's P last (a submitter or a timer runs on this CPU,
+ * and an M calling here holds this CPU's P, busy).
  */
 static void wsx_wake_p(struct wsx_p *p)
 {
@@ -545,8 +561,7 @@ static void wsx_wake_p(struct wsx_p *p)
 		wsx_wake_count(p, p);
 		wsx_m_wake(READ_ONCE(p->m), false);
 	} else if (wsx_sched.steal_policy != WSX_STEAL_NONE) {
-		/* @p was not idle a moment ago: its neighbours first */
-		__wsx_wakep(p, true);
+		__wsx_wakep(p, wsx_p_here());
 	}
 }
 
@@ -1130,8 +1145,8 @@ static void wsx_m_park(struct wsx_m *m)
 	WRITE_ONCE(m->parked, true);
 	wsx_fault_sleep(WSX_FAULT_PARK_BEFORE_RECHECK);
 	/*
-	 * StoreLoad: pairs with smp_mb() in wsx_wakep() and wsx_wake_p()
-	 * (litmus/wakep-park-sb, inbox-put-park-sb)
+	 * StoreLoad: pairs with smp_mb() in wsx_wakep(), wsx_queue_global()
+	 * and wsx_wake_p() (litmus/wakep-park-sb, inbox-put-park-sb)
 	 */
 	smp_mb();
 
@@ -1476,11 +1491,11 @@ static void wsx_queue_global(struct wsx_item *item, bool add)
 	wsx_global_put_list(here, &one, 1);
 	/*
 	 * StoreLoad, as in wsx_wakep().  Near the node's queue the item went
-	 * to, but not this CPU's P first: its M would wait for the CPU
-	 * this caller runs on, while counted spinning.
+	 * to, this CPU's P last: its M would wait for the CPU this caller
+	 * runs on, while counted spinning.
 	 */
 	smp_mb();
-	__wsx_wakep(here, true);
+	__wsx_wakep(here, here);
 }
 
 /*
@@ -1496,7 +1511,7 @@ int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
 
 	switch (where) {
 	case WSX_WHERE_LOCAL:
-		target = wsx_sched.cpu_p[raw_smp_processor_id()];
+		target = wsx_p_here();
 		break;
 	case WSX_WHERE_P:
 		if (p >= wsx_sched.nprocs)

@@ -275,7 +275,8 @@ int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
 int wsx_m_main(void *arg);
 struct wsx_m *wsx_current_m(void);
 bool wsx_pidle_claim(struct wsx_p *p);
-struct wsx_p *wsx_pidle_get(const struct wsx_p *near, bool near_last);
+struct wsx_p *wsx_pidle_get(const struct wsx_p *near,
+			    const struct wsx_p *last);
 void wsx_m_wake(struct wsx_m *m, bool spinning);
 
 int wsx_sched_init(const struct wsx_sched_params *params);

@@ -93,7 +93,7 @@
  * Sizes: NP Ps (= Ms, 2 or 3), NSUB items queued by the submitter, NSPAWN
  * items spawned, NAWAKE Ms looking for work at the start (the others start
  * parked, their P idle), NODES global queues (1 or 2).  The defaults (2, 2,
- * 1, 1, 1) take 4.2 million states (2.9 million while pidle_get() took the
+ * 1, 1, 1) take 4.2 million states (3.2 million while pidle_get() took the
  * lowest-numbered idle P: every order of its tries costs the rest).
  *
  * Line numbers are kmod/sched.c's as of f7ca79a unless named otherwise.
@@ -169,15 +169,12 @@ inline pidle_claim(id, got)
  * wsx_pidle_get(): each P tried once, the nearest to the search's start
  * first (that P, then its victim order), or NONE.  Which P that is depends
  * on the caller and on the topology, so here each try takes any P not
- * tried yet: every order the code can take.  pg is the set of Ps tried
- * (a local of each caller).
+ * tried yet: every order the code can take (NP is 2 or 3, below).  pg is
+ * the set of Ps tried (a local of each caller, 0 between calls).
  */
-#if NP > 3
-#error "pidle_get() chooses among 3 Ps at most"
-#endif
 inline pidle_get(id)
 {
-	pg = 0;
+	assert(pg == 0);
 	do
 	:: atomic { pg == (1 << NP) - 1 -> id = NONE; pg = 0 }
 		break
