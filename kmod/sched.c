@@ -109,9 +109,11 @@
  * Whoever queues work calls wsx_wakep() (or its body, __wsx_wakep(), after
  * a barrier of its own): if no M is spinning and a P is idle, it claims
  * that P's idle bit - the idle P nearest the work: the P holding it, then
- * that P's victim order; for a global queue the queuing CPU's P, tried
- * last, as that CPU runs the queuer (wsx_pidle_get(); counted by distance
- * in the stats' wakes_<level>) - then counts the M as spinning and wakes
+ * that P's victim order; for a global queue the search starts at the
+ * queuing CPU's P; a submitter's own CPU's P is tried last, as its M
+ * would wait for that CPU
+ * (wsx_pidle_get(), wsx_p_busy_here(); counted by distance in the stats'
+ * wakes_<level>) - then counts the M as spinning and wakes
  * it (a count before the claim would tell other queuers an M searches when
  * none may: N4 of models/README.md).  An owner that puts items in its own
  * ring from a global batch or its inbox calls it too when more than the
@@ -335,6 +337,18 @@ static struct wsx_p *wsx_p_here(void)
 }
 
 /*
+ * The P a wakeup from here tries last (wsx_pidle_get()): this CPU's, when
+ * the caller is a task but not an M (a submitter), as that P's M would wait
+ * for this CPU while counted spinning, even if the wakeup then goes to
+ * another node, where a woken M runs at once.  NULL from an M (it holds a
+ * P, or blocks) and from a timer (this CPU is free when the softirq ends).
+ */
+static struct wsx_p *wsx_p_busy_here(void)
+{
+	return in_task() && !wsx_current_m() ? wsx_p_here() : NULL;
+}
+
+/*
  * The global queue for items queued on a CPU whose P is @here: its node's;
  * node 0's on a CPU without a P, which the other nodes' Ps take from when
  * theirs are empty and at their tick checks (wsx_global_tick_get()).
@@ -365,7 +379,7 @@ static void wsx_gq_put_list(struct wsx_gqueue *gq, struct list_head *items,
 	spin_unlock_irqrestore(&gq->lock, flags);
 }
 
-/* Not as @p's owner: to the global queue of the node of @here, this CPU's P. */
+/* Not as a P's owner: to the global queue of the node of @here, this CPU's P. */
 static void wsx_global_put_list(struct wsx_p *here, struct list_head *items,
 				unsigned int n)
 {
@@ -435,10 +449,8 @@ static struct wsx_p *wsx_pidle_get_group(const struct wsx_p *near,
  *		the CPU that queued it on its node's global queue, or the P of
  *		an M that hands the search on; NULL: none (the lowest-numbered
  *		idle P then)
- * @last:	a P to try only after all the others, or NULL: the P of the
- *		CPU the caller runs on when the caller is not that P's M (a
- *		submitter, a timer), whose M would wait for this CPU while
- *		counted spinning
+ * @last:	a P to try only after all the others, or NULL: a
+ *		submitter's own CPU's P (wsx_p_busy_here())
  *
  * Nearest as a thief looks (topology.c): @near itself, then its victims'
  * groups in order - under steal_topology=numa its SMT siblings, its
@@ -550,8 +562,7 @@ static void wsx_wakep(const struct wsx_p *near)
 /*
  * After queueing on @p's inbox: wake @p's M if it is idle; if it is busy,
  * make sure an M is spinning, which may steal the item (wsx_inbox_steal()):
- * one near @p, this CPU's P last (a submitter or a timer runs on this CPU,
- * and an M calling here holds this CPU's P, busy).
+ * one near @p, a submitter's own P last (wsx_p_busy_here()).
  */
 static void wsx_wake_p(struct wsx_p *p)
 {
@@ -561,7 +572,7 @@ static void wsx_wake_p(struct wsx_p *p)
 		wsx_wake_count(p, p);
 		wsx_m_wake(READ_ONCE(p->m), false);
 	} else if (wsx_sched.steal_policy != WSX_STEAL_NONE) {
-		__wsx_wakep(p, wsx_p_here());
+		__wsx_wakep(p, wsx_p_busy_here());
 	}
 }
 
@@ -1491,11 +1502,10 @@ static void wsx_queue_global(struct wsx_item *item, bool add)
 	wsx_global_put_list(here, &one, 1);
 	/*
 	 * StoreLoad, as in wsx_wakep().  Near the node's queue the item went
-	 * to, this CPU's P last: its M would wait for the CPU this caller
-	 * runs on, while counted spinning.
+	 * to, from this CPU's P, which a submitter's wakeup tries last.
 	 */
 	smp_mb();
-	__wsx_wakep(here, here);
+	__wsx_wakep(here, wsx_p_busy_here());
 }
 
 /*
