@@ -15,6 +15,14 @@
  *             once, a grab is atomic at its cmpxchg on head);
  *   inbox[p]  the llist that items queued from outside go to; the owner
  *             empties it at each schedule point and (F7 (ii)) so may a thief;
+ *   bl[p]     the owner's private backlog: what it took from its inbox
+ *             beyond its ring's room (RQMAX, a ring of that many slots for
+ *             the inbox's items; spawns and global batches are put as if
+ *             it had room, their spill being not modelled), moved into the
+ *             ring at each schedule point as far as it has room.  Thieves
+ *             never see it: an item there waits for its owner's next
+ *             schedule point, one item's run (a tick), by design, so the
+ *             invariant counts it as queued only while its owner sleeps;
  *   pidle[p]  the P's idle bit; with npidle, nmspinning and each M's woken
  *             and wake_spinning, the wakeup protocol.  Set by the parking
  *             holder after it found its ring and runnext empty, cleared by
@@ -70,6 +78,11 @@
  *   BUG_N2    wsx_inbox_drain() and wsx_global_get(): the owner puts items in its ring
  *             from its inbox or a global batch and wakes nobody (the inbox
  *             only for n > 1).
+ *   BUG_BACKLOG  wsx_inbox_drain(): the owner moves its backlog into its
+ *             ring at a schedule point where its inbox was empty and wakes
+ *             nobody (a wakeup only for what the inbox brought): the
+ *             items, hidden while it ran the last one, stay hidden from
+ *             the idle Ps for as long as it runs the next (-DRQMAX=1).
  *   BUG_N3    wsx_m_park(): a parker that saw work but whose idle bit a
  *             waker claimed first sleeps without handing the search on.
  *   BUG_N4    wsx_wakep() reserves nmspinning before it
@@ -92,7 +105,8 @@
  *
  * Sizes: NP Ps (= Ms, 2 or 3), NSUB items queued by the submitter, NSPAWN
  * items spawned, NAWAKE Ms looking for work at the start (the others start
- * parked, their P idle), NODES global queues (1 or 2).  The defaults (2, 2,
+ * parked, their P idle), NODES global queues (1 or 2), RQMAX the ring's
+ * room for the inbox's items (default 255: no backlog).  The defaults (2, 2,
  * 1, 1, 1) take 4.2 million states (3.2 million while pidle_get() took the
  * lowest-numbered idle P: every order of its tries costs the rest).
  *
@@ -114,6 +128,9 @@
 #ifndef NODES
 #define NODES	1
 #endif
+#ifndef RQMAX
+#define RQMAX	255	/* the ring's room for the inbox's items: no backlog */
+#endif
 #if NODES < 1 || NODES > 2
 #error NODES must be 1 or 2
 #endif
@@ -129,7 +146,8 @@
 #define SLEEP	2	/* in wait_event_idle() */
 
 byte rq[NP];		/* p->runnext + p->ring */
-byte inbox[NP];		/* p->inbox (backlog: see README) */
+byte inbox[NP];		/* p->inbox */
+byte bl[NP];		/* p->backlog_len */
 byte glen[NODES];	/* the global queues' len */
 bool pidle[NP];		/* wsx_sched.pidle */
 byte npidle;		/* wsx_sched.npidle */
@@ -414,32 +432,60 @@ proctype M(byte me; bool parked)
 
 top:	/* wsx_find_runnable(), one turn of its loop */
 
-	/* wsx_inbox_drain(): llist_del_all() ... */
-	atomic { n = inbox[me]; inbox[me] = 0 }
+	/*
+	 * wsx_inbox_drain(): llist_del_all() into the backlog, then from the
+	 * backlog as far as the ring has room (one step: the backlog is the
+	 * owner's alone, so nobody sees a state between the two)
+	 */
+	atomic {
+		n = inbox[me];
+		inbox[me] = 0;
+		bl[me] = bl[me] + n;
+#if defined(BUG_N2) || defined(BUG_BACKLOG)
+		w = n;	/* what the inbox brought, for the bug variants */
+#endif
+		if
+		:: rq[me] >= RQMAX -> n = 0
+		:: else ->
+			n = RQMAX - rq[me];
+			if
+			:: n > bl[me] -> n = bl[me]
+			:: else
+			fi
+		fi;
+		bl[me] = bl[me] - n
+	}
 	if
 	:: n > 0 ->
-		/* ... then the ring puts in wsx_inbox_drain() (the model's ring has room) */
 #ifdef BUG_N2
-		atomic { rq[me] = rq[me] + n; w = n; n = 0 }
+		atomic { rq[me] = rq[me] + n; n = 0 }
 		if
-		:: w > 1 -> w = 0; wakep(id)	/* wsx_inbox_drain() */
-		:: else -> w = 0
+		:: w > 1 -> wakep(id)	/* wsx_inbox_drain() */
+		:: else
 		fi
 #else
 		/*
 		 * fix N2: wake whenever the ring and runnext hold more than
-		 * the one item this M runs next; wsx_inbox_drain()'s n > 1 misses one item
-		 * put behind a runnext item, which a parker looking for work
-		 * did not see while it was in transit
+		 * the one item this M runs next (wsx_runq_added()); the
+		 * inbox's n > 1 misses one item put behind a runnext item,
+		 * which a parker looking for work did not see while it was
+		 * in transit
 		 */
 		atomic { rq[me] = rq[me] + n; n = 0 }
 		if
+#ifdef BUG_BACKLOG
+		:: w > 0 && rq[me] > 1 -> wakep(id)
+#else
 		:: rq[me] > 1 -> wakep(id)
+#endif
 		:: else
 		fi
 #endif
 	:: else
 	fi;
+#if defined(BUG_N2) || defined(BUG_BACKLOG)
+	w = 0;
+#endif
 
 	/* wsx_runq_get(): runnext, then the ring's head */
 gget:
@@ -549,7 +595,7 @@ park:	/* wsx_m_park() */
 		:: atomic { inbox[me] > 0 -> rq[me] = rq[me] + inbox[me];
 			    inbox[me] = 0; ok = true }
 #else
-		:: inbox[me] > 0 -> ok = true	/* wsx_work_visible() (backlog_len: README) */
+		:: inbox[me] > 0 || bl[me] > 0 -> ok = true	/* wsx_work_visible() */
 #endif
 		:: else ->
 #ifdef BUG_N1
@@ -679,6 +725,10 @@ proctype submitter()
 /* The invariants, checked in every reachable state. */
 #define SLEEPING(m)	(mst[m] == SLEEP && !woken[m])
 #define QUIET(m)	(mst[m] == RUN || SLEEPING(m))
+/* a backlog is hidden from the others while its owner runs an item, by
+ * design; with its owner asleep, nobody will take it
+ */
+#define HIDDEN(m)	(SLEEPING(m) -> bl[m] : 0)
 #if NODES == 1
 #define GLEN		glen[0]
 #else
@@ -687,12 +737,14 @@ proctype submitter()
 #if NP == 2
 #define ALLQUIET	(QUIET(0) && QUIET(1))
 #define SOMEASLEEP	(SLEEPING(0) || SLEEPING(1))
-#define QUEUED		(GLEN + rq[0] + rq[1] + inbox[0] + inbox[1])
+#define QUEUED		(GLEN + rq[0] + rq[1] + inbox[0] + inbox[1] + \
+			 HIDDEN(0) + HIDDEN(1))
 #elif NP == 3
 #define ALLQUIET	(QUIET(0) && QUIET(1) && QUIET(2))
 #define SOMEASLEEP	(SLEEPING(0) || SLEEPING(1) || SLEEPING(2))
 #define QUEUED		(GLEN + rq[0] + rq[1] + rq[2] + inbox[0] + \
-			 inbox[1] + inbox[2])
+			 inbox[1] + inbox[2] + HIDDEN(0) + HIDDEN(1) + \
+			 HIDDEN(2))
 #else
 #error NP must be 2 or 3
 #endif
