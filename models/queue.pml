@@ -17,12 +17,13 @@
  *             empties it at each schedule point and (F7 (ii)) so may a thief;
  *   bl[p]     the owner's private backlog: what it took from its inbox
  *             beyond its ring's room (RQMAX, a ring of that many slots for
- *             the inbox's items; spawns and global batches are put as if
- *             it had room, their spill being not modelled), moved into the
- *             ring at each schedule point as far as it has room.  Thieves
- *             never see it: an item there waits for its owner's next
- *             schedule point, one item's run (a tick), by design, so the
- *             invariant counts it as queued only while its owner sleeps;
+ *             the inbox's items, runnext counted in; spawns and global
+ *             batches are put as if it had room, their spill being not
+ *             modelled), moved into the ring at each schedule point as far
+ *             as it has room (asserted).  Thieves never see it: an item
+ *             there waits for the P's next schedule point, the rest of one
+ *             item's run, by design, so the invariant counts it as queued
+ *             only while its owner sleeps;
  *   pidle[p]  the P's idle bit; with npidle, nmspinning and each M's woken
  *             and wake_spinning, the wakeup protocol.  Set by the parking
  *             holder after it found its ring and runnext empty, cleared by
@@ -82,7 +83,13 @@
  *             ring at a schedule point where its inbox was empty and wakes
  *             nobody (a wakeup only for what the inbox brought): the
  *             items, hidden while it ran the last one, stay hidden from
- *             the idle Ps for as long as it runs the next (-DRQMAX=1).
+ *             the idle Ps for as long as it runs the next (-DRQMAX=2
+ *             -DNSUB=4).
+ *   BUG_REFILL1  wsx_inbox_drain() moves one backlog item per schedule
+ *             point, not as many as the ring has room for: a backlog
+ *             beside a ring with room (the assertion in the drain step).
+ *   BUG_PARKBL   wsx_work_visible(): the parker does not look at its own
+ *             backlog, and sleeps on it.
  *   BUG_N3    wsx_m_park(): a parker that saw work but whose idle bit a
  *             waker claimed first sleeps without handing the search on.
  *   BUG_N4    wsx_wakep() reserves nmspinning before it
@@ -453,7 +460,18 @@ top:	/* wsx_find_runnable(), one turn of its loop */
 			:: else
 			fi
 		fi;
-		bl[me] = bl[me] - n
+#ifdef BUG_REFILL1
+		if
+		:: n > 1 -> n = 1
+		:: else
+		fi;
+#endif
+		bl[me] = bl[me] - n;
+		/*
+		 * a backlog only behind a full ring: what bounds its wait to
+		 * one run, with the wakeup below
+		 */
+		assert(bl[me] == 0 || rq[me] + n >= RQMAX)
 	}
 	if
 	:: n > 0 ->
@@ -595,7 +613,11 @@ park:	/* wsx_m_park() */
 		:: atomic { inbox[me] > 0 -> rq[me] = rq[me] + inbox[me];
 			    inbox[me] = 0; ok = true }
 #else
+#ifdef BUG_PARKBL
+		:: inbox[me] > 0 -> ok = true
+#else
 		:: inbox[me] > 0 || bl[me] > 0 -> ok = true	/* wsx_work_visible() */
+#endif
 #endif
 		:: else ->
 #ifdef BUG_N1
