@@ -14,7 +14,7 @@
  * schedule ticks of any running P.  So the number of items running outside
  * blocking sections never exceeds the number of Ps.  With no spare M to be
  * had (max_threads reached) the M keeps its P while it blocks, and the P's
- * queue waits (thieves may still take from its ring).
+ * queue waits (thieves may still take from its runq).
  *
  * Taking an idle P from the M parked on it uses the P's idle bit as every
  * wakeup does (sched.c): whoever clears the bit owns the parked M's wakeup;

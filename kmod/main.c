@@ -20,6 +20,7 @@
 #include "dev.h"
 #include "monitor.h"
 #include "ops.h"
+#include "queue.h"
 #include "rings.h"
 #include "sched.h"
 #include "source.h"

@@ -25,10 +25,10 @@
  *   - each online P: idle now and then (its bit in wsx_sched.pidle), with
  *     the same idle_gen (wsx_m_idle_p() counts each idle period), was idle
  *     all the time between;
- *   - each place where items wait for any P (every P's ring and inbox, every
+ *   - each place where items wait for any P (every P's runq and inbox, every
  *     global queue; under steal_policy=none only the idle P's own and the
  *     global queues): holding items now and then, with the same "out", a
- *     count that only grows when items leave (the ring's head; the
+ *     count that only grows when items leave (the runq's head; the
  *     inbox's inbox_takes, counted by each drain and steal, so a thief
  *     that gives some back errs towards silence; the queue's gets), kept
  *     the item first in line waiting all the time between.  A busy P's
@@ -42,7 +42,7 @@
  * the global queues are empty.  An item stranded on a global queue while
  * it runs keeps it running, and is counted; a wakeup lost while it sleeps
  * (every P idle already) kicks nothing, and is not seen; nor is an item
- * stranded in an idle P's own ring or inbox with every P idle.
+ * stranded in an idle P's own runq or inbox with every P idle.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,6 +52,7 @@
 #include <linux/workqueue.h>
 
 #include "monitor.h"
+#include "queue.h"
 #include "sched.h"
 #include "wsx_trace.h"
 
@@ -149,16 +150,16 @@ static bool wsx_waste_seen(struct wsx_waste_seen *seen, unsigned long out,
 	return still;
 }
 
-/* A P's ring and inbox, looked at again: the first still waiting, or -1. */
+/* A P's runq and inbox, looked at again: the first still waiting, or -1. */
 static int wsx_waste_p(struct wsx_p *p)
 {
-	bool ring, inbox;
+	bool runq, inbox;
 
-	ring = wsx_waste_seen(&p->seen_ring, READ_ONCE(p->ring.head),
-			      wsx_ring_len(&p->ring) > 0);
+	runq = wsx_waste_seen(&p->seen_runq, READ_ONCE(p->runq.head),
+			      wsx_runq_len(&p->runq) > 0);
 	inbox = wsx_waste_seen(&p->seen_inbox, atomic_read(&p->inbox_takes),
 			       !llist_empty(&p->inbox));
-	return ring ? WSX_WASTE_RING : inbox ? WSX_WASTE_INBOX : -1;
+	return runq ? WSX_WASTE_RUNQ : inbox ? WSX_WASTE_INBOX : -1;
 }
 
 /* A P looked at again: true when it was idle all the time between. */
@@ -196,10 +197,10 @@ static void wsx_waste_report(struct wsx_p *idle, int place, int where)
 	done = true;
 	if (place == WSX_WASTE_GLOBAL)
 		snprintf(what, sizeof(what), "global queue %d (%u items in all)",
-			 where, wsx_global_len());
+			 where, wsx_gq_len_all());
 	else
 		snprintf(what, sizeof(what), "P%d's %s (P%d: %u items)", where,
-			 place == WSX_WASTE_RING ? "ring" : "inbox", where,
+			 place == WSX_WASTE_RUNQ ? "runq" : "inbox", where,
 			 wsx_p_depth(wsx_sched.ps[where]));
 	pr_info("wasted core: P%u idle (idle_gen %u) while %s kept an item waiting; nmspinning %d npidle %d\n",
 		idle->id, READ_ONCE(idle->idle_gen), what,
@@ -294,7 +295,7 @@ static void wsx_monitor_fn(struct work_struct *work)
 	 */
 	if (period && (running || wsx_busy() ||
 		       (waste_ms && atomic_read(&wsx_sched.npidle) &&
-			wsx_global_len()))) {
+			wsx_gq_len_all()))) {
 		schedule_delayed_work(&wsx_monitor_work, period);
 		return;
 	}

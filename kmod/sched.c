@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wsx scheduler: Ps, Ms, finding work, stealing, spinning and parking.
+ * wsx scheduler: Ps and Ms - finding work, waking, spinning and parking,
+ * the M loop, CPU hotplug.  Where items live and how they are queued is
+ * queue.c's ("Where runnable items live"), taking them from other Ps
+ * steal.c's.
  *
  * The model is the Go runtime's.  A P (logical processor) owns the runnable
  * work of one CPU; an M (a kthread "wsx/<n>") runs items only while it holds
@@ -10,40 +13,6 @@
  * beyond those come and go with blocking sections (handoff.c), so which M
  * holds a P changes: p->m is its current holder.
  *
- * Where runnable items live
- * -------------------------
- * 1. p->runnext: one slot, highest priority.  wsx_spawn() from a running
- *    item puts the new item here, kicking the previous occupant to the
- *    ring's tail, so a parent's child runs next on the same CPU while the
- *    data it shares with the parent is still in L1/L2.
- * 2. p->ring: 256 item pointers, lock-free, written at the tail only by the
- *    owner and consumed at the head by the owner and by thieves (wsx_ring.h
- *    states the protocol).  When a put finds it full, the owner moves its
- *    oldest half (128) plus the new item to the global queue in one lock
- *    acquisition.
- * 3. the global queue: a list under its own lock (struct wsx_gqueue).  With
- *    steal_topology=numa and Ps on more than one NUMA node there is one
- *    per node (as in Vyukov's NUMA-aware scheduler design for Go, 2014),
- *    so that what a node's Ps spill or drain, or what is queued from its
- *    CPUs, stays with the node's Ps and caches; otherwise (flat, cache,
- *    one node) one, as in Go.  A ring's spill and a hotplug drain go to
- *    the P's node's queue; an item queued to the global queue from
- *    outside goes to the queue of the calling CPU's P's node, node 0's on
- *    a CPU without a P.
- * Items queued from outside an M (ioctl, other kernel code) for a given P go
- * to that P's inbox, a lock-free list the owner empties at each scheduling
- * point: only the owner may write its ring's tail.  The owner moves them,
- * in order, through a private backlog into the ring as far as the ring has
- * room, so that a large batch queued on one P stays there for thieves to
- * take half of, rather than overflowing to the global queue.  A thief that
- * finds a victim's ring empty takes half of its inbox instead
- * (wsx_inbox_steal()), so that items queued on a P whose M is busy with a
- * long item are not stuck behind it; and a submitter that cannot wake the
- * P's own M (it is not idle) wakes a spinning M for that.  The backlog is
- * the owner's alone: what it holds (a batch beyond the ring's room, with
- * the ring's 256 for thieves to take) waits for the owner's next
- * scheduling point.
- *
  * Finding work (wsx_find_runnable), in order:
  *  - every global_tick-th (61st) schedule tick, first the P itself to an M
  *    that left a blocking section and waits for a P (wsx_m_yield_p(), the
@@ -52,13 +21,13 @@
  *    per-node queues every 8th such check looks first at another node's
  *    queue, the other nodes in turn, so that a node whose Ps are all busy
  *    (or offline) does not hold its queue for good;
- *  - runnext, then the ring.  A runnext item inherits the tick of the item
+ *  - runnext, then the runq.  A runnext item inherits the tick of the item
  *    that spawned it, as Go's inheritTime, so that a parent and its child
  *    count as one tick.  Go bounds such chains by preempting after 10 ms;
  *    wsx cannot preempt an item, so it bounds them by count: after
  *    WSX_RUNNEXT_CHAIN_MAX (64) runnext picks in a row the next pick takes
- *    the ring's head (or the global queue) and starts a new tick.  So an
- *    item at the head of the ring starts within 65 picks, and an item in
+ *    the runq's head (or the global queue) and starts a new tick.  So an
+ *    item at the head of the runq starts within 65 picks, and an item in
  *    the global queue within global_tick ticks of at most 65 picks each.
  *    With per-node queues, an item at the head of a node's queue starts
  *    within global_tick ticks of any running P of that node, and within
@@ -71,8 +40,8 @@
  *    when one of them runs dry and takes a batch;
  *    A chain ends anyway at an item that spawns nothing, so the bound only
  *    matters for paths longer than 64; a small bound would, in deep spawn
- *    trees, take the ring's oldest (largest) subtrees early and turn the
- *    depth-first walk breadth-first, overflowing the ring;
+ *    trees, take the runq's oldest (largest) subtrees early and turn the
+ *    depth-first walk breadth-first, overflowing the runq;
  *  - a batch from the global queue: min(len, len / online Ps + 1, 128);
  *    with per-node queues, from the P's node's queue, and only when that
  *    is empty from the other nodes' queues, nearest first (node_near);
@@ -84,10 +53,10 @@
  *    random - a random start and a random stride coprime with the group's
  *    size, so each round visits every P of the group once and no two
  *    thieves march in step.  An idle P with an empty inbox is not tried:
- *    its ring and runnext are empty (as Go skips idle Ps).  A steal takes
- *    n - n/2 of the victim's ring (the oldest items, whose data is coldest)
+ *    its runq and runnext are empty (as Go skips idle Ps).  A steal takes
+ *    n - n/2 of the victim's runq (the oldest items, whose data is coldest)
  *    with one cmpxchg on its head, copying them straight into the thief's
- *    own ring.  Only the last round may take the victim's runnext, and only
+ *    own runq.  Only the last round may take the victim's runnext, and only
  *    after a 3 us back-off when the victim is running an item, which would
  *    likely pick it up itself.  A round in which no victim showed anything
  *    (empty rings and inboxes, no lost cmpxchg, no runnext or due timers
@@ -106,8 +75,8 @@
  * exceed it for a while), so idle CPUs do not all hammer the same victims.  An M
  * that finds work while spinning stops spinning and, if it was the last
  * spinning M, wakes another (wsx_wakep()) because more work may be queued.
- * Whoever queues work calls wsx_wakep() (or its body, __wsx_wakep(), after
- * a barrier of its own): if no M is spinning and a P is idle, it claims
+ * Whoever queues work calls wsx_wakep() (wsx_wake_p() for an inbox,
+ * whose barrier comes first): if no M is spinning and a P is idle, it claims
  * that P's idle bit - the idle P nearest the work: the P holding it, then
  * that P's victim order; for a global queue the search starts at the
  * queuing CPU's P; a submitter's own CPU's P is tried last, as its M
@@ -116,7 +85,7 @@
  * wakes_<level>) - then counts the M as spinning and wakes
  * it (a count before the claim would tell other queuers an M searches when
  * none may: N4 of models/README.md).  An owner that puts items in its own
- * ring from a global batch or its inbox calls it too when more than the
+ * runq from a global batch or its inbox calls it too when more than the
  * item it runs next are queued there (wsx_runq_added(), N2): they were
  * nowhere a parker looks while in its hands.
  *
@@ -132,7 +101,7 @@
  * takes its P back.  The parker reads the length of every node's global
  * queue, not only its own node's: a queuer on another node that saw it
  * spinning woke nobody (models/queue.pml, BUG_G1).  Every parker, spinning
- * or not, also rechecks every P's ring, runnext and inbox: the last
+ * or not, also rechecks every P's runq, runnext and inbox: the last
  * spinning M may have found work, stopped spinning and called wsx_wakep()
  * while this P was not yet idle, waking nobody (N1).  A parker that takes
  * its P back for work on another P spins, to steal it; one that was not
@@ -154,7 +123,7 @@
  * holder, which waits for an RCU grace period (submitters and thieves
  * giving items back test want_online under rcu_read_lock() before adding to
  * the inbox, so after the grace period nobody adds), moves everything
- * queued on its P - inbox, backlog, runnext and ring - to its node's global
+ * queued on its P - inbox, backlog, runnext and runq - to its node's global
  * queue and acknowledges (m_online false); the callback waits for that, so it
  * waits for the item the holder is running.  The online callback sets
  * want_online again and waits until the holder has rebound itself and
@@ -183,10 +152,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
-#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
-#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -198,68 +165,17 @@
 #include "handoff.h"
 #include "job.h"
 #include "monitor.h"
+#include "queue.h"
 #include "sched.h"
 #include "source.h"
+#include "steal.h"
 #include "timers.h"
-#include "wsx_order.h"
 #include "wsx_trace.h"
 
 struct wsx_sched wsx_sched;
 DEFINE_STATIC_KEY_TRUE(wsx_stats_on);
-unsigned int wsx_latency_sample = 16;
-
-/* Items each CPU queues before the next one it times: see below. */
-static DEFINE_PER_CPU(int, wsx_lat_countdown);
 
 /* ---- statistics ------------------------------------------------------- */
-
-/*
- * Is the item being queued on this CPU to be timed?  Reading the clock at
- * queueing and at start costs more than the rest of the bookkeeping (the
- * kernel's local_clock() on a machine whose TSC is not trusted), so one
- * item in latency_sample per CPU is timed.  The countdown is per CPU and
- * lock-free: a task and an interrupt on the same CPU may both see it run
- * out and both time their item, which only shifts the sampling a little.
- */
-static bool wsx_latency_sampled(void)
-{
-	int every = min_t(unsigned int, READ_ONCE(wsx_latency_sample), INT_MAX);
-	int left;
-
-	if (!every)
-		return false;
-	left = this_cpu_dec_return(wsx_lat_countdown);
-	/* above @every: the parameter was lowered meanwhile */
-	if (left > 0 && left < every)
-		return false;
-	this_cpu_write(wsx_lat_countdown, every);
-	return true;
-}
-
-/*
- * Note where and when @item is queued (its first queueing only); "when"
- * only for the items sampled for the latency histograms, 0 for the others.
- */
-static void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin)
-{
-	item->queued_p = p;
-	item->origin = origin;
-	item->queued_ns = 0;
-	if (static_branch_likely(&wsx_stats_on) && wsx_latency_sampled())
-		item->queued_ns = local_clock();
-	trace_wsx_item_queue(item, p == WSX_NO_P ? -1 : (int)p);
-}
-
-/*
- * @item moves to the global queue from a P (spill, hotplug drain): it no
- * longer counts as queued on that P, so that running it elsewhere is not
- * taken for a steal.
- */
-static void wsx_item_to_global(struct wsx_item *item)
-{
-	item->queued_p = WSX_NO_P;
-	item->origin = WSX_ORIGIN_GLOBAL;
-}
 
 /* Owner of @p: @item starts; account its queueing latency. */
 static void wsx_item_account_start(struct wsx_p *p, struct wsx_item *item,
@@ -279,122 +195,6 @@ static void wsx_item_account_start(struct wsx_p *p, struct wsx_item *item,
 
 		WRITE_ONCE(*bucket, *bucket + 1);
 	}
-}
-
-/* Thief @p took @n items from @victim. */
-static void wsx_steal_account(struct wsx_p *p, struct wsx_p *victim, u32 seen,
-			      u32 n)
-{
-	struct wsx_steal_rec *rec;
-	u64 *cell;
-
-	enum wsx_level level = p->victims.level[victim->id];
-
-	trace_wsx_steal(p->id, victim->id, n, level);
-	if (!static_branch_likely(&wsx_stats_on))
-		return;
-	wsx_stat_inc(p, steals);
-	wsx_stat_add(p, stolen, n);
-	wsx_stat_inc(p, level_steals[level]);
-	wsx_stat_add(p, level_stolen[level], n);
-	atomic64_add(n, &victim->stats.stolen_from);
-	cell = &p->hist.steal_size[min(fls(n) - 1, WSX_STEAL_BUCKETS - 1)];
-	WRITE_ONCE(*cell, *cell + 1);
-	cell = &p->hist.steals_from[victim->id];
-	WRITE_ONCE(*cell, *cell + 1);
-	rec = &p->steal_log[p->steal_log_pos % WSX_STEAL_LOG];
-	WRITE_ONCE(rec->victim, victim->id);
-	WRITE_ONCE(rec->seen, seen);
-	WRITE_ONCE(rec->taken, n);
-	WRITE_ONCE(rec->level, level);
-	WRITE_ONCE(p->steal_log_pos, p->steal_log_pos + 1);
-}
-
-/* ---- the global queues ----------------------------------------------- */
-
-/* A P's global_tick checks look at another node's queue first every ... */
-#define WSX_GQ_REMOTE_EVERY	8
-
-/*
- * The global queue of node index @node: its own under per-node queues,
- * else the only one.
- */
-static struct wsx_gqueue *wsx_gq_of_node(unsigned int node)
-{
-	return &wsx_sched.gq[wsx_sched.ngq > 1 ? node : 0];
-}
-
-/* The global queue of @p's node. */
-static struct wsx_gqueue *wsx_gq_of(const struct wsx_p *p)
-{
-	return wsx_gq_of_node(p->node);
-}
-
-/* The P of this CPU, or NULL (a CPU beyond nprocs, or offline at load). */
-static struct wsx_p *wsx_p_here(void)
-{
-	return wsx_sched.cpu_p[raw_smp_processor_id()];
-}
-
-/*
- * The P a wakeup from here tries last (wsx_pidle_get()): this CPU's, when
- * the caller is a task but not an M (a submitter), as that P's M would wait
- * for this CPU while counted spinning, even if the wakeup then goes to
- * another node, where a woken M runs at once.  NULL from an M (it holds a
- * P, or blocks) and from a timer (this CPU is free when the softirq ends).
- */
-static struct wsx_p *wsx_p_busy_here(void)
-{
-	return in_task() && !wsx_current_m() ? wsx_p_here() : NULL;
-}
-
-/*
- * The global queue for items queued on a CPU whose P is @here: its node's;
- * node 0's on a CPU without a P, which the other nodes' Ps take from when
- * theirs are empty and at their tick checks (wsx_global_tick_get()).
- */
-static struct wsx_gqueue *wsx_gq_near(struct wsx_p *here)
-{
-	return here ? wsx_gq_of(here) : &wsx_sched.gq[0];
-}
-
-unsigned int wsx_global_len(void)
-{
-	unsigned int q, len = 0;
-
-	for (q = 0; q < wsx_sched.ngq; q++)
-		len += READ_ONCE(wsx_sched.gq[q].len);
-	return len;
-}
-
-static void wsx_gq_put_list(struct wsx_gqueue *gq, struct list_head *items,
-			    unsigned int n)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&gq->lock, flags);
-	list_splice_tail(items, &gq->items);
-	WRITE_ONCE(gq->len, gq->len + n);
-	WRITE_ONCE(gq->puts, gq->puts + n);
-	spin_unlock_irqrestore(&gq->lock, flags);
-}
-
-/* Not as a P's owner: to the global queue of the node of @here, this CPU's P. */
-static void wsx_global_put_list(struct wsx_p *here, struct list_head *items,
-				unsigned int n)
-{
-	wsx_gq_put_list(wsx_gq_near(here), items, n);
-}
-
-/*
- * A preemption point every 1024 items of a walk a user can lengthen (an
- * inbox holds whatever submitters queued on one P), for an M (process
- * context, no lock held) on a kernel without full preemption.
- */
-static void wsx_walk_point(unsigned int n)
-{
-	if (!(n % 1024))
-		cond_resched();
 }
 
 /* ---- waking Ms ----------------------------------------------------- */
@@ -518,8 +318,8 @@ static void wsx_wake_count(struct wsx_p *p, const struct wsx_p *near)
 }
 
 /*
- * __wsx_wakep - wsx_wakep() for a caller that has just issued the full
- * barrier after queueing; @near and @last as for wsx_pidle_get().
+ * __wsx_wakep - wsx_wakep() after its full barrier (wsx_wake_p()'s, or
+ * its own); @near and @last as for wsx_pidle_get().
  */
 static void __wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
 {
@@ -547,24 +347,28 @@ static void __wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
 	wsx_m_wake(READ_ONCE(p->m), true);
 }
 
-/*
+/**
  * wsx_wakep - after queueing work anyone may take: wake an idle P's M as a
- * spinning M, the nearest to @near (wsx_pidle_get()), unless an M is
- * spinning already (it will find the work).
+ * spinning M, unless an M is spinning already (it will find the work)
+ * @near:	the P nearest the work, where the search starts
+ * @last:	a P to try only after every other, or NULL
+ *
+ * As for wsx_pidle_get(), which picks the P.
  */
-static void wsx_wakep(const struct wsx_p *near)
+void wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
 {
 	/* StoreLoad: the queued item before the reads below (litmus/wakep-park-sb) */
 	smp_mb();
-	__wsx_wakep(near, NULL);
+	__wsx_wakep(near, last);
 }
 
 /*
- * After queueing on @p's inbox: wake @p's M if it is idle; if it is busy,
- * make sure an M is spinning, which may steal the item (wsx_inbox_steal()):
- * one near @p, a submitter's own P last (wsx_p_busy_here()).
+ * wsx_wake_p - after queueing on @p's inbox: wake @p's M if it is idle; if
+ * it is busy, make sure an M is spinning, which may steal the item
+ * (wsx_inbox_steal()): one near @p, a submitter's own P last
+ * (wsx_p_busy_here()).
  */
-static void wsx_wake_p(struct wsx_p *p)
+void wsx_wake_p(struct wsx_p *p)
 {
 	/* StoreLoad: the inbox item before the idle bits (litmus/inbox-put-park-sb) */
 	smp_mb();
@@ -574,470 +378,6 @@ static void wsx_wake_p(struct wsx_p *p)
 	} else if (wsx_sched.steal_policy != WSX_STEAL_NONE) {
 		__wsx_wakep(p, wsx_p_busy_here());
 	}
-}
-
-/* ---- the local run queue ------------------------------------------- */
-
-/* The ring is full: move its oldest half and @item to the global queue. */
-static bool wsx_runq_spill(struct wsx_p *p, struct wsx_item *item)
-{
-	struct wsx_item *batch[WSX_RING_SIZE / 2];
-	LIST_HEAD(items);
-	u32 n, i;
-
-	n = wsx_ring_take_half(&p->ring, batch);
-	if (!n)
-		return false;
-	for (i = 0; i < n; i++) {
-		wsx_item_to_global(batch[i]);
-		list_add_tail(&batch[i]->node, &items);
-	}
-	wsx_item_to_global(item);
-	list_add_tail(&item->node, &items);
-	wsx_gq_put_list(wsx_gq_of(p), &items, n + 1);
-	trace_wsx_spill(p->id, n + 1);
-	wsx_stat_inc(p, spills);
-	wsx_stat_add(p, spilled, n + 1);
-	return true;
-}
-
-/*
- * wsx_runq_put - owner only: queue @item on @p, in runnext when @next (the
- * displaced runnext item goes to the ring), else at the ring's tail.
- */
-static void wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next)
-{
-	if (next) {
-		/* thieves may empty runnext meanwhile: xchg, not a store
-		 * (litmus/runq-put-runnext-steal-mp, runq-put-runnext-steal-once)
-		 */
-		item = xchg(&p->runnext, item);
-		if (!item)
-			return;
-	}
-	while (!wsx_ring_put(&p->ring, item))
-		if (wsx_runq_spill(p, item))
-			return;
-	wsx_stat_inc(p, ring_puts);
-}
-
-/* Owner only: the next local item, and whether it inherits the tick. */
-static struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
-{
-	struct wsx_item *item;
-
-	if (p->runnext_chain < WSX_RUNNEXT_CHAIN_MAX) {
-		/* against a thief's cmpxchg: litmus/runq-put-runnext-steal-once */
-		item = xchg(&p->runnext, NULL);
-		if (item) {
-			p->runnext_chain++;
-			*inherit = true;
-			wsx_stat_inc(p, runnext_hits);
-			return item;
-		}
-	}
-	p->runnext_chain = 0;
-	*inherit = false;
-	item = wsx_ring_get(&p->ring);
-	if (item)
-		return item;
-	/* the chain bound skipped runnext, but nothing else is queued
-	 * (litmus/runq-put-runnext-steal-once, as above)
-	 */
-	item = xchg(&p->runnext, NULL);
-	if (item)
-		wsx_stat_inc(p, runnext_hits);
-	return item;
-}
-
-/*
- * Owner of @p, which has just put @n items in its ring: they were nowhere
- * a parker looks while they were in our hands (a global batch, an inbox),
- * so when the ring and runnext now hold more than the @next items we run
- * before any of them is stolen (1 after an inbox drain, 0 after a global
- * batch whose first item we run), wake an M to steal the rest (N2,
- * models/queue.pml).
- */
-static void wsx_runq_added(struct wsx_p *p, u32 n, u32 next)
-{
-	if (n && wsx_ring_len(&p->ring) + !!READ_ONCE(p->runnext) > next)
-		wsx_wakep(p);
-}
-
-/*
- * Owner only: move what was queued on @p from outside into its ring, in
- * order, through the backlog: no more than the ring has room for, so that
- * a large batch queued on one P stays in its ring for thieves rather than
- * spilling to the global queue.
- */
-static void wsx_inbox_drain(struct wsx_p *p)
-{
-	struct wsx_item *item, *tmp;
-	struct llist_node *list;
-	u32 room;
-	int n = 0;
-
-	if (!llist_empty(&p->inbox)) {
-		/* the items' contents: llist_add()'s full ordering and
-		 * our address dependency (litmus/inbox-put-drain-mp)
-		 */
-		list = llist_reverse_order(llist_del_all(&p->inbox));
-		atomic_inc(&p->inbox_takes);
-		llist_for_each_entry_safe(item, tmp, list, lnode) {
-			list_add_tail(&item->node, &p->backlog);
-			wsx_walk_point(++n);
-		}
-		atomic_sub(n, &p->inbox_len);
-		WRITE_ONCE(p->backlog_len, p->backlog_len + n);
-	}
-	if (!p->backlog_len)
-		return;
-	room = WSX_RING_SIZE - (p->ring.tail - READ_ONCE(p->ring.head));
-	n = min(room, p->backlog_len);
-	WRITE_ONCE(p->backlog_len, p->backlog_len - n);
-	list_for_each_entry_safe(item, tmp, &p->backlog, node) {
-		if (!room--)
-			break;
-		list_del(&item->node);
-		wsx_runq_put(p, item, false);
-	}
-	wsx_runq_added(p, n, 1);
-}
-
-/*
- * Owner only: take up to @max (0 = no limit but the batch formula) items
- * from global queue @gq; run the first, queue the rest on @p.
- *
- * The batch is a share of all online Ps, not of @gq's node's: the other
- * nodes' Ps take from @gq too once their own queues are empty, and a
- * node's share would hand a P of a two-node machine twice the items to
- * hold in its ring while others may be idle; the ring's half bounds it.
- */
-static struct wsx_item *wsx_gq_get(struct wsx_p *p, struct wsx_gqueue *gq,
-				   unsigned int max)
-{
-	unsigned int n, online, i;
-	struct wsx_item *item, *tmp, *first;
-	unsigned long flags;
-	LIST_HEAD(batch);
-
-	if (!READ_ONCE(gq->len))
-		return NULL;
-	spin_lock_irqsave(&gq->lock, flags);
-	online = max_t(int, atomic_read(&wsx_sched.nponline), 1);
-	n = wsx_global_batch(gq->len, online, max);
-	for (i = 0; i < n; i++)
-		list_move_tail(gq->items.next, &batch);
-	WRITE_ONCE(gq->len, gq->len - n);
-	WRITE_ONCE(gq->gets, gq->gets + n);
-	spin_unlock_irqrestore(&gq->lock, flags);
-
-	if (!n)
-		return NULL;
-	wsx_stat_add(p, global_gets, n);
-	first = list_first_entry(&batch, struct wsx_item, node);
-	list_del(&first->node);
-	if (n > 1)
-		wsx_fault_sleep(WSX_FAULT_GLOBAL_BATCH_IN_TRANSIT);
-	list_for_each_entry_safe(item, tmp, &batch, node) {
-		list_del(&item->node);
-		wsx_runq_put(p, item, false);
-	}
-	wsx_runq_added(p, n - 1, 0);
-	return first;
-}
-
-/*
- * Owner only: a batch from the global queues, @p's node's first, then the
- * other nodes' nearest first (node_near), each only once the one before
- * came up empty.
- */
-static struct wsx_item *wsx_global_get(struct wsx_p *p)
-{
-	const unsigned int *near = &wsx_sched.node_near[p->node *
-							 wsx_sched.nnodes];
-	struct wsx_item *item;
-	unsigned int k;
-
-	for (k = 0; k < wsx_sched.ngq; k++) {
-		item = wsx_gq_get(p, wsx_gq_of_node(near[k]), 0);
-		if (item)
-			return item;
-	}
-	return NULL;
-}
-
-/*
- * Owner only, at a global_tick check: one item from @p's node's queue, but
- * every WSX_GQ_REMOTE_EVERY-th check first from another node's queue, the
- * other nodes in turn, so that an item on a node whose Ps are all busy (or
- * offline) does not wait for them: see "Finding work" for the bound.
- */
-static struct wsx_item *wsx_global_tick_get(struct wsx_p *p)
-{
-	unsigned int ngq = wsx_sched.ngq;
-	struct wsx_item *item;
-
-	if (ngq > 1 &&
-	    p->schedtick / wsx_sched.global_tick % WSX_GQ_REMOTE_EVERY == 0) {
-		/* offsets 1 .. ngq - 1 from the P's own node, in turn */
-		p->gq_next = p->gq_next % (ngq - 1) + 1;
-		item = wsx_gq_get(p, wsx_gq_of_node((p->node + p->gq_next) %
-						    ngq), 1);
-		if (item)
-			return item;
-	}
-	return wsx_gq_get(p, wsx_gq_of(p), 1);
-}
-
-/* ---- stealing ------------------------------------------------------- */
-
-static u32 wsx_m_rand(struct wsx_m *m)
-{
-	/* xorshift32: cheap, per-M, good enough to pick victims */
-	u32 x = m->rnd;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	m->rnd = x;
-	return x;
-}
-
-/* Take @victim's runnext for @p's ring slot at @t; true if taken. */
-static bool wsx_steal_runnext(struct wsx_p *p, struct wsx_p *victim, u32 t)
-{
-	struct wsx_item *next = READ_ONCE(victim->runnext);
-
-	if (!next)
-		return false;
-	/*
-	 * A running victim is about to pick its runnext itself: give it a
-	 * moment, so that a parent and its child are not split needlessly.
-	 */
-	if (READ_ONCE(victim->cur)) {
-		udelay(3);
-		next = READ_ONCE(victim->runnext);
-		if (!next)
-			return false;
-	}
-	/* the thief sees the item's contents (litmus/runq-put-runnext-steal-mp)
-	 * and takes it once (litmus/runq-put-runnext-steal-once)
-	 */
-	if (cmpxchg(&victim->runnext, next, NULL) != next)
-		return false;
-	WRITE_ONCE(p->ring.slots[t & WSX_RING_MASK], next);
-	return true;
-}
-
-/*
- * Give the @n items @first..@last back to @p's inbox, as a submitter would
- * add them; more than a ring's worth go to the global queue instead, so
- * that a huge inbox is walked once, not once per steal.
- */
-static void wsx_inbox_return(struct wsx_p *p, struct llist_node *first,
-			     struct llist_node *last, u32 n)
-{
-	struct wsx_item *item, *tmp;
-	LIST_HEAD(items);
-	unsigned int i = 0;
-	bool ok = false;
-
-	rcu_read_lock();
-	if (n <= WSX_RING_SIZE)
-		ok = READ_ONCE(p->want_online);
-	if (ok) {
-		atomic_add(n, &p->inbox_len);
-		llist_add_batch(first, last, &p->inbox);
-	}
-	rcu_read_unlock();
-	if (ok)
-		return;
-	/* too many, or going offline (perhaps drained already) */
-	llist_for_each_entry_safe(item, tmp, first, lnode) {
-		wsx_item_to_global(item);
-		list_add_tail(&item->node, &items);
-		wsx_walk_point(++i);
-	}
-	wsx_global_put_list(wsx_p_here(), &items, n);
-}
-
-/*
- * wsx_inbox_steal - owner of @p, whose ring is empty: take what the steal
- * policy says (n - n/2 for "half") of the n oldest items queued on
- * @victim's inbox from outside, n at most a ring's worth, into @p's ring
- * from slot @t on.  Returns the number taken; @seen gets n.
- *
- * The inbox is a lock-free list that any number of submitters add to and
- * that its owner empties with llist_del_all(); a thief does the same, so
- * each item is taken by exactly one of them.  It gives the items it does
- * not keep back the way a submitter adds them - under rcu_read_lock(), only
- * while the victim's CPU is online, against the hotplug drain - where they
- * run after the items queued on the victim meanwhile.  Without this, items
- * queued on a P whose M runs a long item would wait for it, however many
- * Ps are idle: only the owner moves its inbox into its ring.
- */
-static u32 wsx_inbox_steal(struct wsx_p *p, struct wsx_p *victim, u32 t,
-			   u32 *seen)
-{
-	struct llist_node *list, *node;
-	u32 all = 0, n, k, i = 0;
-
-	/* steal_policy=none: wsx_steal_work() never gets here */
-	if (llist_empty(&victim->inbox))
-		return 0;
-	/* the items' contents, as in the owner's drain (litmus/inbox-put-drain-mp) */
-	list = llist_del_all(&victim->inbox);
-	if (!list)
-		return 0;
-	atomic_inc(&victim->inbox_takes);
-	list = llist_reverse_order(list);	/* oldest first */
-	for (node = list; node; node = node->next)
-		wsx_walk_point(++all);
-	n = min_t(u32, all, WSX_RING_SIZE);
-	k = wsx_steal_amount(wsx_sched.steal_policy, n);
-	for (node = list; i < k; node = node->next, i++)
-		WRITE_ONCE(p->ring.slots[(t + i) & WSX_RING_MASK],
-			   llist_entry(node, struct wsx_item, lnode));
-	atomic_sub(all, &victim->inbox_len);	/* the rest is added back */
-	if (node) {
-		/* the rest, newest first, so that they drain in order */
-		struct llist_node *rest = llist_reverse_order(node), *last;
-
-		for (last = rest, i = 0; last->next; last = last->next)
-			wsx_walk_point(++i);
-		wsx_inbox_return(victim, rest, last, all - k);
-	}
-	*seen = n;
-	return k;
-}
-
-/*
- * wsx_runq_steal - owner of @p (whose queues are empty): steal from @victim
- * into @p's ring and return one of the items to run now.
- */
-static struct wsx_item *wsx_runq_steal(struct wsx_p *p, struct wsx_p *victim,
-				       bool steal_runnext, bool *busy)
-{
-	u32 t = p->ring.tail, seen = 0, n;
-	u64 cas_fails = 0;
-
-	wsx_stat_inc(p, steal_attempts);
-	preempt_disable();	/* keeps the grab short: see wsx_ring.h */
-	n = wsx_ring_grab(&victim->ring, &p->ring, t, wsx_sched.steal_policy,
-			  &seen, &cas_fails);
-	preempt_enable();
-	if (cas_fails)
-		wsx_stat_add(p, steal_cas_fails, cas_fails);
-	if (seen || cas_fails)
-		*busy = true;
-	if (!n)
-		n = wsx_inbox_steal(p, victim, t, &seen);
-	if (!n && steal_runnext && wsx_steal_runnext(p, victim, t))
-		n = 1;
-	if (!n)
-		return NULL;
-	wsx_steal_account(p, victim, seen, n);
-	n--;
-	if (n)
-		/* publish the rest (litmus/runq-steal-publish-mp) */
-		smp_store_release(&p->ring.tail, t + n);
-	return READ_ONCE(p->ring.slots[(t + n) & WSX_RING_MASK]);
-}
-
-/*
- * Last stealing round: run @victim's due delayed items here, if its own M is
- * busy with an item (an idle victim's timer fires and wakes it).
- */
-static struct wsx_item *wsx_steal_timers(struct wsx_p *p,
-					 struct wsx_p *victim)
-{
-	struct wsx_item *item, *tmp, *first = NULL;
-	struct llist_node *chain;
-
-	if (!READ_ONCE(victim->ntimers) || !READ_ONCE(victim->cur))
-		return NULL;
-	chain = wsx_timers_pop_due(victim);
-	llist_for_each_entry_safe(item, tmp, chain, lnode) {
-		/* queued on the victim now, run here: counted as stolen */
-		wsx_item_stamp(item, item->queued_p, WSX_ORIGIN_REMOTE);
-		if (!first)
-			first = item;
-		else
-			wsx_runq_put(p, item, false);
-	}
-	return first;
-}
-
-/*
- * Does @victim hold what only the last round takes: its runnext, or due
- * delayed items while its M is busy?
- */
-static bool wsx_victim_has_more(struct wsx_p *victim)
-{
-	return READ_ONCE(victim->runnext) ||
-	       (READ_ONCE(victim->ntimers) && READ_ONCE(victim->cur));
-}
-
-/*
- * One round over group @g of @m's victims (topology.c), in a random order of
- * the group's own: a random start and a random stride coprime with its size.
- * @busy is set when a victim showed work this round could not take.
- */
-static struct wsx_item *wsx_steal_group(struct wsx_m *m, unsigned int g,
-					bool last, bool *busy)
-{
-	const struct wsx_victims *v = &m->p->victims;
-	unsigned int start = g ? v->group_end[g - 1] : 0;
-	unsigned int len = v->group_end[g] - start, i, pos, stride;
-	struct wsx_p *victim;
-	struct wsx_item *item;
-
-	pos = wsx_m_rand(m) % len;
-	stride = wsx_sched.coprimes[len][wsx_m_rand(m) %
-					 wsx_sched.ncoprimes[len]];
-	for (i = 0; i < len; i++, pos = wsx_order_next(pos, stride, len)) {
-		victim = wsx_sched.ps[v->order[start + pos]];
-		/*
-		 * An idle P has an empty ring and runnext: only its owner
-		 * fills them, and it parked with them empty.  Its inbox may
-		 * hold items queued since (its M is on the way).
-		 */
-		if (test_bit(victim->id, wsx_sched.pidle) &&
-		    llist_empty(&victim->inbox))
-			continue;
-		item = wsx_runq_steal(m->p, victim, last, busy);
-		if (!item && last)
-			item = wsx_steal_timers(m->p, victim);
-		if (item)
-			return item;
-		if (!last && wsx_victim_has_more(victim))
-			*busy = true;
-	}
-	return NULL;
-}
-
-static struct wsx_item *wsx_steal_work(struct wsx_m *m)
-{
-	const struct wsx_victims *v = &m->p->victims;
-	unsigned int round, g, tries = wsx_sched.steal_tries;
-	struct wsx_item *item;
-	bool busy;
-
-	if (wsx_sched.steal_policy == WSX_STEAL_NONE)
-		return NULL;
-	for (round = 0; round < tries; round++) {
-		busy = false;
-		for (g = 0; g < v->ngroups; g++) {
-			item = wsx_steal_group(m, g, round == tries - 1, &busy);
-			if (item)
-				return item;
-		}
-		/* every victim was empty: another round would see the same */
-		if (!busy)
-			break;
-	}
-	return NULL;
 }
 
 /* ---- spinning, parking, hotplug stops ------------------------------- */
@@ -1054,7 +394,7 @@ static void wsx_m_reset_spinning(struct wsx_m *m)
 {
 	m->spinning = false;
 	if (atomic_dec_return(&wsx_sched.nmspinning) == 0)
-		wsx_wakep(m->p);
+		wsx_wakep(m->p, NULL);
 }
 
 static bool wsx_may_spin(struct wsx_m *m)
@@ -1075,7 +415,7 @@ static bool wsx_work_visible(struct wsx_p *p, bool *far)
 
 	*far = false;
 	/* every node's queue: a queuer on another node may have relied on us */
-	if (wsx_global_len() || !llist_empty(&p->inbox) ||
+	if (wsx_gq_len_all() || !llist_empty(&p->inbox) ||
 	    READ_ONCE(p->backlog_len))
 		return true;
 	if (wsx_sched.steal_policy == WSX_STEAL_NONE)
@@ -1088,7 +428,7 @@ static bool wsx_work_visible(struct wsx_p *p, bool *far)
 	for (id = 0; id < wsx_sched.nprocs; id++) {
 		struct wsx_p *other = wsx_sched.ps[id];
 
-		if (!wsx_ring_empty(&other->ring) ||
+		if (!wsx_runq_empty(&other->runq) ||
 		    READ_ONCE(other->runnext) || !llist_empty(&other->inbox)) {
 			*far = true;
 			return true;
@@ -1150,14 +490,14 @@ static void wsx_m_park(struct wsx_m *m)
 	if (wsx_m_idle_p(m)) {
 		/* a queuer may have relied on our spinning: hand it on */
 		if (was_spinning)
-			wsx_wakep(p);
+			wsx_wakep(p, NULL);
 		return;
 	}
 	WRITE_ONCE(m->parked, true);
 	wsx_fault_sleep(WSX_FAULT_PARK_BEFORE_RECHECK);
 	/*
-	 * StoreLoad: pairs with smp_mb() in wsx_wakep(), wsx_queue_global()
-	 * and wsx_wake_p() (litmus/wakep-park-sb, inbox-put-park-sb)
+	 * StoreLoad: pairs with smp_mb() in wsx_wakep() and wsx_wake_p()
+	 * (litmus/wakep-park-sb, inbox-put-park-sb)
 	 */
 	smp_mb();
 
@@ -1196,7 +536,7 @@ static void wsx_m_park(struct wsx_m *m)
 		 * saw, which a queuer may have left to our spinning, would
 		 * be nobody's.  Hand the search on (N3, models/queue.pml).
 		 */
-		wsx_wakep(p);
+		wsx_wakep(p, NULL);
 	}
 	/* acquire: pairs with the waker's release in wsx_m_wake()
 	 * (litmus/m-wake-unpark-mp)
@@ -1205,41 +545,6 @@ static void wsx_m_park(struct wsx_m *m)
 			!READ_ONCE(p->want_online) || kthread_should_stop());
 	wsx_m_unpark(m);
 	trace_wsx_unpark(m->id);
-}
-
-/* Owner: move everything queued on @p to the global queue. */
-static void wsx_p_drain(struct wsx_p *p)
-{
-	struct wsx_item *item, *tmp;
-	struct llist_node *list;
-	unsigned int n = 0;
-	LIST_HEAD(items);
-
-	list_splice_tail_init(&p->backlog, &items);
-	WRITE_ONCE(p->backlog_len, 0);
-	/* the items' contents, as in the drain (litmus/inbox-put-drain-mp) */
-	list = llist_reverse_order(llist_del_all(&p->inbox));
-	atomic_inc(&p->inbox_takes);
-	llist_for_each_entry_safe(item, tmp, list, lnode) {
-		list_add_tail(&item->node, &items);
-		atomic_dec(&p->inbox_len);
-		wsx_walk_point(++n);
-	}
-	/* against a thief's cmpxchg: litmus/runq-put-runnext-steal-once */
-	item = xchg(&p->runnext, NULL);
-	if (item)
-		list_add_tail(&item->node, &items);
-	while ((item = wsx_ring_get(&p->ring)))
-		list_add_tail(&item->node, &items);
-	n = 0;
-	list_for_each_entry(item, &items, node) {
-		wsx_item_to_global(item);
-		wsx_walk_point(++n);
-	}
-	if (n) {
-		wsx_gq_put_list(wsx_gq_of(p), &items, n);
-		wsx_wakep(p);
-	}
 }
 
 /*
@@ -1316,14 +621,14 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 			/* an M back from a blocking section first (handoff.c) */
 			if (!m->spinning && wsx_m_yield_p(m))
 				return NULL;
-			item = wsx_global_tick_get(p);
+			item = wsx_gq_tick_get(p);
 			if (item)
 				return item;
 		}
 		item = wsx_runq_get(p, inherit);
 		if (item)
 			return item;
-		item = wsx_global_get(p);
+		item = wsx_gq_get_nearest(p);
 		if (item)
 			return item;
 		if (wsx_may_spin(m)) {
@@ -1441,125 +746,6 @@ struct wsx_m *wsx_current_m(void)
 /* ---- queueing: the exported API --------------------------------------- */
 
 /**
- * wsx_spawn - from a running item: queue @item in the current P's runnext
- * @item: initialised with wsx_item_init(), normally with the caller's job
- *
- * The new item runs next on this CPU unless a thief takes it; the item that
- * held runnext moves to the ring's tail.  Called outside an M, or in a
- * blocking section that handed its P off, it falls back to
- * wsx_queue(@item, WSX_WHERE_LOCAL, 0).
- */
-void wsx_spawn(struct wsx_item *item)
-{
-	struct wsx_m *m = wsx_current_m();
-
-	if (!m || !m->p) {
-		wsx_queue(item, WSX_WHERE_LOCAL, 0);
-		return;
-	}
-	wsx_job_add(item->job);
-	wsx_item_stamp(item, m->p->id, WSX_ORIGIN_LOCAL);
-	wsx_runq_put(m->p, item, true);
-	wsx_wakep(m->p);
-}
-EXPORT_SYMBOL_GPL(wsx_spawn);
-
-/* Queue on @p's inbox unless it is offline; under RCU against hotplug. */
-static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item, bool add)
-{
-	bool ok;
-
-	rcu_read_lock();
-	ok = READ_ONCE(p->want_online);
-	if (ok) {
-		if (add)
-			wsx_job_add(item->job);
-		wsx_item_stamp(item, p->id,
-			       p->cpu == raw_smp_processor_id() ?
-			       WSX_ORIGIN_LOCAL : WSX_ORIGIN_REMOTE);
-		/* fully ordered, as wsx_wake_p()'s barrier
-		 * (litmus/inbox-put-park-sb); the item's contents before it is
-		 * listed (litmus/inbox-put-drain-mp)
-		 */
-		llist_add(&item->lnode, &p->inbox);
-		atomic_inc(&p->inbox_len);
-	}
-	rcu_read_unlock();
-	if (ok)
-		wsx_wake_p(p);
-	return ok;
-}
-
-static void wsx_queue_global(struct wsx_item *item, bool add)
-{
-	struct wsx_p *here = wsx_p_here();
-	LIST_HEAD(one);
-
-	if (add)
-		wsx_job_add(item->job);
-	wsx_item_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
-	list_add(&item->node, &one);
-	wsx_global_put_list(here, &one, 1);
-	/*
-	 * StoreLoad, as in wsx_wakep().  Near the node's queue the item went
-	 * to, from this CPU's P, which a submitter's wakeup tries last.
-	 */
-	smp_mb();
-	__wsx_wakep(here, wsx_p_busy_here());
-}
-
-/*
- * wsx_queue_counted - wsx_queue(), with @add false for an item already
- * counted in its job (a delayed item: timers.c counted it when it was
- * armed), which then goes to the global queue rather than fail when its P
- * is offline.
- */
-int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
-		      unsigned int p, bool add)
-{
-	struct wsx_p *target = NULL;
-
-	switch (where) {
-	case WSX_WHERE_LOCAL:
-		target = wsx_p_here();
-		break;
-	case WSX_WHERE_P:
-		if (p >= wsx_sched.nprocs)
-			return -ENXIO;
-		target = wsx_sched.ps[p];
-		break;
-	case WSX_WHERE_GLOBAL:
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (target && wsx_inbox_put(target, item, add))
-		return 0;
-	if (where == WSX_WHERE_P && add)
-		return -ENXIO;
-	wsx_queue_global(item, add);
-	return 0;
-}
-
-/**
- * wsx_queue - queue @item from outside (any context but hard interrupts on
- * PREEMPT_RT, where the queues' spinlocks sleep)
- * @item:	initialised with wsx_item_init()
- * @where:	WSX_WHERE_LOCAL: the P of the calling CPU (the global queue if
- *		that CPU has no P); WSX_WHERE_P: P number @p;
- *		WSX_WHERE_GLOBAL: the global queue
- * @p:		the P number for WSX_WHERE_P
- *
- * Return: 0, or -ENXIO when P @p does not exist or its CPU is offline, or
- * -EINVAL for an unknown @where.
- */
-int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p)
-{
-	return wsx_queue_counted(item, where, p, true);
-}
-EXPORT_SYMBOL_GPL(wsx_queue);
-
-/**
  * wsx_nr_procs - number of Ps (fixed while the module is loaded)
  *
  * Return: the number of Ps: the module parameter nprocs, or the number of
@@ -1570,14 +756,6 @@ unsigned int wsx_nr_procs(void)
 	return wsx_sched.nprocs;
 }
 EXPORT_SYMBOL_GPL(wsx_nr_procs);
-
-unsigned int wsx_p_depth(struct wsx_p *p)
-{
-	int inbox = atomic_read(&p->inbox_len);
-
-	return wsx_ring_len(&p->ring) + !!READ_ONCE(p->runnext) +
-	       READ_ONCE(p->backlog_len) + max(inbox, 0);
-}
 
 bool wsx_p_is_online(unsigned int id)
 {
@@ -1744,7 +922,7 @@ static struct wsx_p *wsx_p_create(unsigned int id, unsigned int cpu,
 	}
 	p->id = id;
 	p->cpu = cpu;
-	wsx_ring_init(&p->ring);
+	wsx_runq_init(&p->runq);
 	init_llist_head(&p->inbox);
 	INIT_LIST_HEAD(&p->backlog);
 	init_waitqueue_head(&p->ack_wq);
@@ -1771,28 +949,6 @@ static void wsx_sched_free(void)
 	kfree(wsx_sched.gq);
 	bitmap_free(wsx_sched.pidle);
 	memset(&wsx_sched, 0, sizeof(wsx_sched));
-}
-
-/*
- * The global queues, once the Ps' nodes are known: one per node under
- * steal_topology=numa with Ps on several nodes, else one.  No item can be
- * queued yet: the Ms wait in their first stop for the online callbacks.
- */
-static int wsx_gq_init(void)
-{
-	unsigned int q;
-
-	wsx_sched.ngq = wsx_sched.steal_topology == WSX_TOPO_NUMA ?
-			wsx_sched.nnodes : 1;
-	wsx_sched.gq = kcalloc(wsx_sched.ngq, sizeof(*wsx_sched.gq),
-			       GFP_KERNEL);
-	if (!wsx_sched.gq)
-		return -ENOMEM;
-	for (q = 0; q < wsx_sched.ngq; q++) {
-		spin_lock_init(&wsx_sched.gq[q].lock);
-		INIT_LIST_HEAD(&wsx_sched.gq[q].items);
-	}
-	return 0;
 }
 
 /*
@@ -1864,6 +1020,6 @@ fail:
  */
 void wsx_sched_exit(void)
 {
-	WARN_ON_ONCE(wsx_global_len());
+	WARN_ON_ONCE(wsx_gq_len_all());
 	wsx_sched_free();
 }

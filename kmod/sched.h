@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * wsx scheduler internals: Ps, Ms and the global queue.  See the design
- * comment at the top of sched.c.
+ * wsx scheduler internals: Ps, Ms and the global queues.  See the design
+ * comments at the top of sched.c, queue.c and steal.c.
  *
  * Field tags:
  *   I: set at init, read-only afterwards.
@@ -16,7 +16,7 @@
  *   K: under wsx_sched.mlock (handoff.c).
  *   N: the monitor's own, written only by its work (monitor.c, "Wasted
  *      cores"), which never runs twice at once.
- * and O, X: wsx_ring.h's (included below), which the per-P ring uses too;
+ * and O, X: wsx_runq.h's (included below), which the per-P runq uses too;
  * the per-P counters are O (level_wakes W), read racily with READ_ONCE
  * (statistics).
  */
@@ -32,7 +32,7 @@
 
 #include "wsx.h"
 #include "topology.h"
-#include "wsx_ring.h"
+#include "wsx_runq.h"
 
 /* Consecutive runnext picks that share one schedule tick (see sched.c). */
 #define WSX_RUNNEXT_CHAIN_MAX	64
@@ -46,8 +46,8 @@
 struct wsx_pstats {
 	u64 executed;		/* items run */
 	u64 runnext_hits;	/* ... of which taken from runnext */
-	u64 ring_puts;		/* items put in the ring */
-	u64 spills;		/* ring overflows to the global queue */
+	u64 ring_puts;		/* items put in the runq (libwsx ABI name) */
+	u64 spills;		/* runq overflows to the global queue */
 	u64 spilled;		/* items moved by them (129 each) */
 	u64 global_gets;	/* items taken from the global queue */
 	u64 steal_attempts;	/* victims tried */
@@ -89,13 +89,13 @@ struct wsx_phist {
 /* One successful steal, for debugfs steal_log. */
 struct wsx_steal_rec {
 	u32 victim;		/* P stolen from */
-	u32 seen;	/* its ring (or inbox) length at the snapshot */
+	u32 seen;	/* its runq (or inbox) length at the snapshot */
 	u32 taken;		/* items taken */
 	u32 level;		/* enum wsx_level of the victim */
 };
 
 /*
- * The monitor's last look at one place where items wait (a P's ring or
+ * The monitor's last look at one place where items wait (a P's runq or
  * inbox, a global queue): what leaves it only when an item does, and
  * whether it held items (monitor.c, "Wasted cores").
  */
@@ -106,7 +106,7 @@ struct wsx_waste_seen {
 
 /* The places the wasted-cores check names (tracepoint wsx_wasted). */
 enum wsx_waste_place {
-	WSX_WASTE_RING,		/* a P's ring */
+	WSX_WASTE_RUNQ,		/* a P's runq */
 	WSX_WASTE_INBOX,	/* a P's inbox */
 	WSX_WASTE_GLOBAL,	/* a global queue */
 };
@@ -128,7 +128,7 @@ struct wsx_p {
 	struct wsx_victims victims;		/* I */
 	struct wsx_m *m;		/* its holder: see handoff.c */
 
-	struct wsx_ring ring;			/* see wsx_ring.h */
+	struct wsx_runq runq;			/* see wsx_runq.h */
 	struct wsx_item *runnext ____cacheline_aligned_in_smp; /* X */
 	struct llist_head inbox;		/* A: items queued from outside */
 	atomic_t inbox_len;			/* A: approximate */
@@ -160,10 +160,10 @@ struct wsx_p {
 	u32 cur_seq;		/* O: items started; store-release */
 	u32 mon_seq;			/* the monitor's: cur_seq it flagged */
 	u32 idle_gen;		/* K: times made idle, read racily (monitor) */
-	/* at the monitor's last look: idle or not, idle_gen, ring, inbox */
+	/* at the monitor's last look: idle or not, idle_gen, runq, inbox */
 	bool seen_idle;				/* N */
 	u32 seen_idle_gen;			/* N */
-	struct wsx_waste_seen seen_ring;	/* N */
+	struct wsx_waste_seen seen_runq;	/* N */
 	struct wsx_waste_seen seen_inbox;	/* N */
 
 	struct wsx_pstats stats ____cacheline_aligned_in_smp;
@@ -201,7 +201,7 @@ struct wsx_m {
 };
 
 /*
- * A global queue: the only one, or one NUMA node's (see sched.c, "Where
+ * A global queue: the only one, or one NUMA node's (see queue.c, "Where
  * runnable items live").
  */
 struct wsx_gqueue {
@@ -269,15 +269,15 @@ struct wsx_sched {
 
 extern struct wsx_sched wsx_sched;
 
-/* sched.c, for handoff.c, monitor.c and timers.c */
-int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
-		      unsigned int p, bool add);
+/* sched.c, for queue.c, steal.c, handoff.c, monitor.c and timers.c */
 int wsx_m_main(void *arg);
 struct wsx_m *wsx_current_m(void);
 bool wsx_pidle_claim(struct wsx_p *p);
 struct wsx_p *wsx_pidle_get(const struct wsx_p *near,
 			    const struct wsx_p *last);
 void wsx_m_wake(struct wsx_m *m, bool spinning);
+void wsx_wakep(const struct wsx_p *near, const struct wsx_p *last);
+void wsx_wake_p(struct wsx_p *p);
 
 int wsx_sched_init(const struct wsx_sched_params *params);
 void wsx_sched_exit(void);
@@ -288,18 +288,10 @@ int wsx_sched_cpu_offline(unsigned int cpu);
 
 void wsx_sched_reset_stats(void);
 
-/* Items in the global queues, all together (racy). */
-unsigned int wsx_global_len(void);
-
-/* Approximate number of items queued on @p (ring, runnext, inbox). */
-unsigned int wsx_p_depth(struct wsx_p *p);
 bool wsx_p_is_online(unsigned int id);
 
 /* Module parameter stats=0 turns the per-P counters off (benchmarks). */
 DECLARE_STATIC_KEY_TRUE(wsx_stats_on);
-
-/* Module parameter latency_sample: one item in this many is timed. */
-extern unsigned int wsx_latency_sample;
 
 #define wsx_stat_add(p, field, n)					\
 	do {								\

@@ -31,7 +31,7 @@
  *               queued items
  *   steal_log   the last WSX_STEAL_LOG steals of each P, one per line:
  *               "P<thief> victim=<id> seen=<n> taken=<n> level=<level>",
- *               seen being the victim's ring length at the thief's
+ *               seen being the victim's runq length at the thief's
  *               snapshot, level how far the victim is
  *   latency     queued-to-started time of the items sampled (one in
  *               latency_sample per CPU), one line per kind:
@@ -65,6 +65,7 @@
 #include "account.h"
 #include "fault.h"
 #include "monitor.h"
+#include "queue.h"
 #include "sched.h"
 #include "stats.h"
 #include "submit.h"
@@ -140,7 +141,7 @@ static void wsx_global_stats_show(struct seq_file *sf)
 				   READ_ONCE(gq->puts), READ_ONCE(gq->gets));
 	}
 	seq_printf(sf, "global depth=%u puts=%llu gets=%llu cancelled=%lld",
-		   wsx_global_len(), puts, gets,
+		   wsx_gq_len_all(), puts, gets,
 		   (s64)atomic64_read(&wsx_cancelled_jobs));
 }
 
@@ -201,7 +202,7 @@ static void wsx_schedtrace_format(char *buf, size_t len)
 		      threads);
 	n += scnprintf(buf + n, len - n,
 		       " spinningthreads=%u idlethreads=%u runqueue=%u [",
-		       spinning, idle, wsx_global_len());
+		       spinning, idle, wsx_gq_len_all());
 	for (id = 0; id < wsx_sched.nprocs; id++)
 		n += scnprintf(buf + n, len - n, "%s%u", id ? " " : "",
 			       wsx_p_depth(wsx_sched.ps[id]));
@@ -361,7 +362,7 @@ static void wsx_scheddetail_print(void)
 			id, !READ_ONCE(p->want_online) ? "offline" :
 			test_bit(id, wsx_sched.pidle) ? "idle" : "running",
 			READ_ONCE(p->schedtick), READ_ONCE(p->m)->id,
-			wsx_ring_len(&p->ring), !!READ_ONCE(p->runnext),
+			wsx_runq_len(&p->runq), !!READ_ONCE(p->runnext),
 			READ_ONCE(p->ntimers));
 	}
 	list_for_each_entry(m, &wsx_sched.mall, all) {

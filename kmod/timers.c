@@ -52,6 +52,7 @@
 
 #include "fault.h"
 #include "job.h"
+#include "queue.h"
 #include "sched.h"
 #include "timers.h"
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of wsx's pure parts: the ring (wsx_ring.h), the victim
+ * KUnit tests of wsx's pure parts: the runq (wsx_runq.h), the victim
  * order and global batch formulas (wsx_order.h), the victim tables by
  * distance (wsx_victims.h) for generated topologies, and the bounds on what
  * the system and users hand the module (wsx_bounds.h) at values no test
  * machine has.  Built as wsx_kunit.ko
  * when the kernel has KUnit (the debug kernels of `make check-debug`).
  *
- * The race tests run an owner and thieves on a ring (and on a runnext slot)
+ * The race tests run an owner and thieves on a runq (and on a runnext slot)
  * at once, in kthreads, and check that every item is taken exactly once:
- * what the protocol comment of wsx_ring.h promises, and what KCSAN watches.
+ * what the protocol comment of wsx_runq.h promises, and what KCSAN watches.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -17,29 +17,29 @@
 #include <linux/slab.h>
 
 /*
- * The ring's snapshot point (between its loads of head and tail): a test
- * may set wsx_ring_churn to a ring, which the next snapshot of that ring
+ * The runq's snapshot point (between its loads of head and tail): a test
+ * may set wsx_runq_churn to a runq, which the next snapshot of that runq
  * then finds changed under it, as an owner and a thief would leave it.
  */
-struct wsx_ring;
-static struct wsx_ring *wsx_ring_churn;
-static void wsx_ring_churn_once(const struct wsx_ring *r);
-#define wsx_ring_snapshot_point(r)	wsx_ring_churn_once(r)
+struct wsx_runq;
+static struct wsx_runq *wsx_runq_churn;
+static void wsx_runq_churn_once(const struct wsx_runq *r);
+#define wsx_runq_snapshot_point(r)	wsx_runq_churn_once(r)
 
 #include "wsx_bounds.h"
 #include "wsx_order.h"
-#include "wsx_ring.h"
+#include "wsx_runq.h"
 #include "wsx_victims.h"
 
 /* A consumer takes one item and the owner puts one: still full. */
-static void wsx_ring_churn_once(const struct wsx_ring *r)
+static void wsx_runq_churn_once(const struct wsx_runq *r)
 {
-	struct wsx_ring *ring = wsx_ring_churn;
+	struct wsx_runq *runq = wsx_runq_churn;
 
-	if (ring != r)
+	if (runq != r)
 		return;
-	wsx_ring_churn = NULL;
-	wsx_ring_put(ring, wsx_ring_get(ring));
+	wsx_runq_churn = NULL;
+	wsx_runq_push(runq, wsx_runq_pop(runq));
 }
 
 /* Items are fake pointers: id + 1, so that NULL is never an item. */
@@ -53,99 +53,99 @@ static unsigned long wsx_fake_id(struct wsx_item *item)
 	return (unsigned long)item - 1;
 }
 
-static void wsx_ring_at(struct wsx_ring *r, u32 start)
+static void wsx_runq_at(struct wsx_runq *r, u32 start)
 {
-	wsx_ring_init(r);
+	wsx_runq_init(r);
 	r->head = start;
 	r->tail = start;
 }
 
-static void ring_fifo_full_empty(struct kunit *test)
+static void runq_fifo_full_empty(struct kunit *test)
 {
-	struct wsx_ring *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct wsx_runq *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	unsigned long i;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	wsx_ring_init(r);
-	KUNIT_EXPECT_NULL(test, wsx_ring_get(r));
-	for (i = 0; i < WSX_RING_SIZE; i++)
-		KUNIT_EXPECT_TRUE(test, wsx_ring_put(r, wsx_fake(i)));
-	KUNIT_EXPECT_FALSE(test, wsx_ring_put(r, wsx_fake(999)));
-	KUNIT_EXPECT_EQ(test, wsx_ring_len(r), WSX_RING_SIZE);
-	for (i = 0; i < WSX_RING_SIZE; i++)
-		KUNIT_EXPECT_EQ(test, wsx_fake_id(wsx_ring_get(r)), i);
-	KUNIT_EXPECT_NULL(test, wsx_ring_get(r));
-	KUNIT_EXPECT_TRUE(test, wsx_ring_empty(r));
+	wsx_runq_init(r);
+	KUNIT_EXPECT_NULL(test, wsx_runq_pop(r));
+	for (i = 0; i < WSX_RUNQ_SIZE; i++)
+		KUNIT_EXPECT_TRUE(test, wsx_runq_push(r, wsx_fake(i)));
+	KUNIT_EXPECT_FALSE(test, wsx_runq_push(r, wsx_fake(999)));
+	KUNIT_EXPECT_EQ(test, wsx_runq_len(r), WSX_RUNQ_SIZE);
+	for (i = 0; i < WSX_RUNQ_SIZE; i++)
+		KUNIT_EXPECT_EQ(test, wsx_fake_id(wsx_runq_pop(r)), i);
+	KUNIT_EXPECT_NULL(test, wsx_runq_pop(r));
+	KUNIT_EXPECT_TRUE(test, wsx_runq_empty(r));
 }
 
 /*
- * A full ring that an owner and a consumer churn between the two loads of a
+ * A full runq that an owner and a consumer churn between the two loads of a
  * snapshot (head, one get and one put, tail: tail - head = 257) is full,
- * not empty: the parking M's recheck asks wsx_ring_empty().
+ * not empty: the parking M's recheck asks wsx_runq_empty().
  */
-static void ring_len_churning_full_ring(struct kunit *test)
+static void runq_len_churning_full_ring(struct kunit *test)
 {
-	struct wsx_ring *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct wsx_runq *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	unsigned long i;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	wsx_ring_init(r);
-	for (i = 0; i < WSX_RING_SIZE; i++)
-		KUNIT_ASSERT_TRUE(test, wsx_ring_put(r, wsx_fake(i)));
-	wsx_ring_churn = r;
-	KUNIT_EXPECT_EQ(test, wsx_ring_len(r), WSX_RING_SIZE);
-	KUNIT_EXPECT_NULL(test, wsx_ring_churn);	/* the point was hit */
-	wsx_ring_churn = r;
-	KUNIT_EXPECT_FALSE(test, wsx_ring_empty(r));
-	wsx_ring_churn = NULL;
+	wsx_runq_init(r);
+	for (i = 0; i < WSX_RUNQ_SIZE; i++)
+		KUNIT_ASSERT_TRUE(test, wsx_runq_push(r, wsx_fake(i)));
+	wsx_runq_churn = r;
+	KUNIT_EXPECT_EQ(test, wsx_runq_len(r), WSX_RUNQ_SIZE);
+	KUNIT_EXPECT_NULL(test, wsx_runq_churn);	/* the point was hit */
+	wsx_runq_churn = r;
+	KUNIT_EXPECT_FALSE(test, wsx_runq_empty(r));
+	wsx_runq_churn = NULL;
 }
 
 /* The free-running u32 indices wrap past 2^32 without a hitch. */
-static void ring_wraps_32_bit_indices(struct kunit *test)
+static void runq_wraps_32_bit_indices(struct kunit *test)
 {
-	struct wsx_ring *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct wsx_runq *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	unsigned long i, next = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	wsx_ring_at(r, 0xffffff00U);
+	wsx_runq_at(r, 0xffffff00U);
 	for (i = 0; i < 1000; i++) {
-		KUNIT_ASSERT_TRUE(test, wsx_ring_put(r, wsx_fake(i)));
+		KUNIT_ASSERT_TRUE(test, wsx_runq_push(r, wsx_fake(i)));
 		if (i >= 100)		/* FIFO: the oldest comes out */
-			KUNIT_EXPECT_EQ(test, wsx_fake_id(wsx_ring_get(r)),
+			KUNIT_EXPECT_EQ(test, wsx_fake_id(wsx_runq_pop(r)),
 					next++);
 	}
 	KUNIT_EXPECT_LT(test, r->tail, 0x1000U);	/* tail wrapped */
-	KUNIT_EXPECT_EQ(test, wsx_ring_len(r), 100U);
+	KUNIT_EXPECT_EQ(test, wsx_runq_len(r), 100U);
 }
 
-/* A full ring's spill takes its oldest half, in order; others nothing. */
-static void ring_take_half_only_when_full(struct kunit *test)
+/* A full runq's spill takes its oldest half, in order; others nothing. */
+static void runq_take_half_only_when_full(struct kunit *test)
 {
-	struct wsx_ring *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
-	struct wsx_item *batch[WSX_RING_SIZE / 2];
+	struct wsx_runq *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct wsx_item *batch[WSX_RUNQ_SIZE / 2];
 	unsigned long i;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	wsx_ring_at(r, 0xfffffff0U);
-	for (i = 0; i < WSX_RING_SIZE - 1; i++)
-		wsx_ring_put(r, wsx_fake(i));
-	KUNIT_EXPECT_EQ(test, wsx_ring_take_half(r, batch), 0U);
-	wsx_ring_put(r, wsx_fake(i));
-	KUNIT_ASSERT_EQ(test, wsx_ring_take_half(r, batch), WSX_RING_SIZE / 2);
-	for (i = 0; i < WSX_RING_SIZE / 2; i++)
+	wsx_runq_at(r, 0xfffffff0U);
+	for (i = 0; i < WSX_RUNQ_SIZE - 1; i++)
+		wsx_runq_push(r, wsx_fake(i));
+	KUNIT_EXPECT_EQ(test, wsx_runq_take_half(r, batch), 0U);
+	wsx_runq_push(r, wsx_fake(i));
+	KUNIT_ASSERT_EQ(test, wsx_runq_take_half(r, batch), WSX_RUNQ_SIZE / 2);
+	for (i = 0; i < WSX_RUNQ_SIZE / 2; i++)
 		KUNIT_EXPECT_EQ(test, wsx_fake_id(batch[i]), i);
-	KUNIT_EXPECT_EQ(test, wsx_fake_id(wsx_ring_get(r)), WSX_RING_SIZE / 2);
+	KUNIT_EXPECT_EQ(test, wsx_fake_id(wsx_runq_pop(r)), WSX_RUNQ_SIZE / 2);
 }
 
 /* Steal n - n/2 (half), 1 (one) or n (all) of the oldest, into dst's tail. */
-static void ring_grab_amounts(struct kunit *test)
+static void runq_grab_amounts(struct kunit *test)
 {
 	static const u32 sizes[] = { 0, 1, 2, 3, 4, 255, 256 };
 	static const enum wsx_steal_policy policies[] = {
 		WSX_STEAL_HALF, WSX_STEAL_ONE, WSX_STEAL_ALL, WSX_STEAL_NONE,
 	};
-	struct wsx_ring *v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
-	struct wsx_ring *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct wsx_runq *v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
+	struct wsx_runq *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	unsigned int s, p;
 
 	KUNIT_ASSERT_NOT_NULL(test, v);
@@ -155,12 +155,12 @@ static void ring_grab_amounts(struct kunit *test)
 			u32 n = sizes[s], want, got, seen = ~0U, i;
 			u64 fails = 0;
 
-			wsx_ring_at(v, 0xffffff80U);
-			wsx_ring_at(d, 7);
+			wsx_runq_at(v, 0xffffff80U);
+			wsx_runq_at(d, 7);
 			for (i = 0; i < n; i++)
-				wsx_ring_put(v, wsx_fake(i));
+				wsx_runq_push(v, wsx_fake(i));
 			want = wsx_steal_amount(policies[p], n);
-			got = wsx_ring_grab(v, d, d->tail, policies[p], &seen,
+			got = wsx_runq_grab(v, d, d->tail, policies[p], &seen,
 					    &fails);
 			KUNIT_EXPECT_EQ_MSG(test, got, want,
 					    "policy %u, %u queued", p, n);
@@ -170,8 +170,8 @@ static void ring_grab_amounts(struct kunit *test)
 			for (i = 0; i < got; i++)
 				KUNIT_EXPECT_EQ(test,
 						wsx_fake_id(d->slots[(7 + i) &
-							    WSX_RING_MASK]), i);
-			KUNIT_EXPECT_EQ(test, wsx_ring_len(v), n - got);
+							    WSX_RUNQ_MASK]), i);
+			KUNIT_EXPECT_EQ(test, wsx_runq_len(v), n - got);
 		}
 	}
 	KUNIT_EXPECT_EQ(test, wsx_steal_amount(WSX_STEAL_HALF, 1), 1U);
@@ -216,13 +216,13 @@ static void order_visits_every_p_once(struct kunit *test)
 
 static void global_batch_formula(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, wsx_global_batch(0, 4, 0), 0U);
-	KUNIT_EXPECT_EQ(test, wsx_global_batch(1, 4, 0), 1U);
-	KUNIT_EXPECT_EQ(test, wsx_global_batch(20, 4, 0), 6U);	/* 20/4+1 */
-	KUNIT_EXPECT_EQ(test, wsx_global_batch(3, 1, 0), 3U);	/* len */
-	KUNIT_EXPECT_EQ(test, wsx_global_batch(10000, 2, 0), 128U);
-	KUNIT_EXPECT_EQ(test, wsx_global_batch(20, 4, 1), 1U);	/* tick */
-	KUNIT_EXPECT_EQ(test, wsx_global_batch(20, 0, 0), 20U);
+	KUNIT_EXPECT_EQ(test, wsx_gq_batch(0, 4, 0), 0U);
+	KUNIT_EXPECT_EQ(test, wsx_gq_batch(1, 4, 0), 1U);
+	KUNIT_EXPECT_EQ(test, wsx_gq_batch(20, 4, 0), 6U);	/* 20/4+1 */
+	KUNIT_EXPECT_EQ(test, wsx_gq_batch(3, 1, 0), 3U);	/* len */
+	KUNIT_EXPECT_EQ(test, wsx_gq_batch(10000, 2, 0), 128U);
+	KUNIT_EXPECT_EQ(test, wsx_gq_batch(20, 4, 1), 1U);	/* tick */
+	KUNIT_EXPECT_EQ(test, wsx_gq_batch(20, 0, 0), 20U);
 }
 
 /* ---- races: an owner against thieves -------------------------------- */
@@ -232,10 +232,10 @@ static void global_batch_formula(struct kunit *test)
 #define RACE_ROUNDS	20	/* at most, until both kinds of steal happened */
 
 struct race {
-	struct wsx_ring *victim;
+	struct wsx_runq *victim;
 	struct wsx_item *runnext;	/* the owner xchg's, thieves cmpxchg */
 	atomic_t *taken;		/* per id */
-	atomic_t ring_stolen;		/* ids the thieves took from the ring */
+	atomic_t ring_stolen;		/* ids the thieves took from the runq */
 	atomic_t runnext_stolen;	/* and from runnext */
 	atomic_t done;
 	struct completion finished;
@@ -250,15 +250,15 @@ static void race_take(struct race *r, struct wsx_item *item)
 static int race_thief(void *arg)
 {
 	struct race *r = arg;
-	struct wsx_ring *mine = kzalloc(sizeof(*mine), GFP_KERNEL);
+	struct wsx_runq *mine = kzalloc(sizeof(*mine), GFP_KERNEL);
 	struct wsx_item *next;
 	u32 n, i, seen;
 	u64 fails = 0;
 
 	while (mine && !READ_ONCE(r->stop)) {
-		wsx_ring_init(mine);
+		wsx_runq_init(mine);
 		preempt_disable();
-		n = wsx_ring_grab(r->victim, mine, 0, WSX_STEAL_HALF, &seen,
+		n = wsx_runq_grab(r->victim, mine, 0, WSX_STEAL_HALF, &seen,
 				  &fails);
 		preempt_enable();
 		for (i = 0; i < n; i++)
@@ -285,7 +285,7 @@ static unsigned long race_round(struct kunit *test, struct race *r)
 	int t;
 
 	memset(r->taken, 0, RACE_ITEMS * sizeof(atomic_t));
-	wsx_ring_init(r->victim);
+	wsx_runq_init(r->victim);
 	r->runnext = NULL;
 	WRITE_ONCE(r->stop, false);
 	atomic_set(&r->done, 0);
@@ -298,19 +298,19 @@ static unsigned long race_round(struct kunit *test, struct race *r)
 	}
 	for (id = 0; id < RACE_ITEMS; id++) {
 		item = xchg(&r->runnext, wsx_fake(id));
-		if (item && !wsx_ring_put(r->victim, item))
+		if (item && !wsx_runq_push(r->victim, item))
 			race_take(r, item);	/* full: the owner runs it */
 		if (id % 3 == 0) {
 			item = xchg(&r->runnext, NULL);
 			if (!item)
-				item = wsx_ring_get(r->victim);
+				item = wsx_runq_pop(r->victim);
 			if (item)
 				race_take(r, item);
 		}
 		if (id % 1024 == 0)
 			cond_resched();
 	}
-	while ((item = wsx_ring_get(r->victim)))
+	while ((item = wsx_runq_pop(r->victim)))
 		race_take(r, item);
 	item = xchg(&r->runnext, NULL);
 	if (item)
@@ -323,13 +323,13 @@ static unsigned long race_round(struct kunit *test, struct race *r)
 }
 
 /*
- * The owner pushes ids to its runnext (the old occupant to the ring) and
+ * The owner pushes ids to its runnext (the old occupant to the runq) and
  * takes from both, as wsx_runq_put()/wsx_runq_get() do, while two thieves
- * steal half of its ring and its runnext.  Every id is taken exactly once,
+ * steal half of its runq and its runnext.  Every id is taken exactly once,
  * and the thieves did steal from both: the race is run again (at most
- * RACE_ROUNDS times) until they took ids from the ring and from runnext.
+ * RACE_ROUNDS times) until they took ids from the runq and from runnext.
  */
-static void ring_and_runnext_race(struct kunit *test)
+static void runq_and_runnext_race(struct kunit *test)
 {
 	struct race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	int round;
@@ -347,7 +347,7 @@ static void ring_and_runnext_race(struct kunit *test)
 		    atomic_read(&r->runnext_stolen))
 			break;
 	}
-	kunit_info(test, "%d rounds: thieves took %d ids from the ring, %d from runnext\n",
+	kunit_info(test, "%d rounds: thieves took %d ids from the runq, %d from runnext\n",
 		   min(round, RACE_ROUNDS), atomic_read(&r->ring_stolen),
 		   atomic_read(&r->runnext_stolen));
 	KUNIT_EXPECT_GT(test, atomic_read(&r->ring_stolen), 0);
@@ -624,15 +624,15 @@ static void bounds_spawn_nodes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wsx_spawn_nodes(64, U64_MAX, max), U64_MAX);
 }
 
-static struct kunit_case wsx_ring_cases[] = {
-	KUNIT_CASE(ring_fifo_full_empty),
-	KUNIT_CASE(ring_len_churning_full_ring),
-	KUNIT_CASE(ring_wraps_32_bit_indices),
-	KUNIT_CASE(ring_take_half_only_when_full),
-	KUNIT_CASE(ring_grab_amounts),
+static struct kunit_case wsx_kunit_cases[] = {
+	KUNIT_CASE(runq_fifo_full_empty),
+	KUNIT_CASE(runq_len_churning_full_ring),
+	KUNIT_CASE(runq_wraps_32_bit_indices),
+	KUNIT_CASE(runq_take_half_only_when_full),
+	KUNIT_CASE(runq_grab_amounts),
 	KUNIT_CASE(order_visits_every_p_once),
 	KUNIT_CASE(global_batch_formula),
-	KUNIT_CASE(ring_and_runnext_race),
+	KUNIT_CASE(runq_and_runnext_race),
 	KUNIT_CASE(victims_by_distance),
 	KUNIT_CASE(victims_of_the_suite_machine),
 	KUNIT_CASE(victims_of_the_test_machine),
@@ -643,12 +643,12 @@ static struct kunit_case wsx_ring_cases[] = {
 	{}
 };
 
-static struct kunit_suite wsx_ring_suite = {
-	.name = "wsx_ring",
-	.test_cases = wsx_ring_cases,
+static struct kunit_suite wsx_kunit_suite = {
+	.name = "wsx_kunit",
+	.test_cases = wsx_kunit_cases,
 };
 
-kunit_test_suite(wsx_ring_suite);
+kunit_test_suite(wsx_kunit_suite);
 
-MODULE_DESCRIPTION("KUnit tests of wsx's ring and scheduling formulas");
+MODULE_DESCRIPTION("KUnit tests of wsx's runq and scheduling formulas");
 MODULE_LICENSE("GPL");

@@ -8,8 +8,8 @@
  *                        that pos, pos + c, pos + 2c ... (mod n) visits each
  *                        of the n Ps exactly once
  *   wsx_order_next()     one step of that walk
- *   wsx_global_batch()   how many items a P takes from the global queue:
- *                        min(len, len / online + 1, WSX_RING_SIZE / 2, max)
+ *   wsx_gq_batch()   how many items a P takes from the global queue:
+ *                        min(len, len / online + 1, WSX_RUNQ_SIZE / 2, max)
  */
 #ifndef _WSX_ORDER_H
 #define _WSX_ORDER_H
@@ -18,7 +18,7 @@
 #include <linux/minmax.h>
 #include <linux/types.h>
 
-#include "wsx_ring.h"
+#include "wsx_runq.h"
 
 /* Fill @out (room for @n) with the strides coprime with @n; their number. */
 static inline unsigned int wsx_coprimes_fill(unsigned int *out, unsigned int n)
@@ -38,13 +38,13 @@ static inline unsigned int wsx_order_next(unsigned int pos,
 }
 
 /* @max 0: no limit beyond the formula's. */
-static inline unsigned int wsx_global_batch(unsigned int len,
-					    unsigned int online,
-					    unsigned int max)
+static inline unsigned int wsx_gq_batch(unsigned int len,
+					unsigned int online,
+					unsigned int max)
 {
 	unsigned int n = min(len, len / max(online, 1U) + 1);
 
-	n = min_t(unsigned int, n, WSX_RING_SIZE / 2);
+	n = min_t(unsigned int, n, WSX_RUNQ_SIZE / 2);
 	return max ? min(n, max) : n;
 }
 

@@ -10,13 +10,13 @@
  *                   on (-1: global), @stolen whether a thief moved it
  *   wsx_item_end    item's function returned; @status is its job's status
  *   wsx_steal       thief P took @count items from victim P, @level away
- *   wsx_spill       P moved @count items from its full ring to the global
+ *   wsx_spill       P moved @count items from its full runq to the global
  *                   queue
  *   wsx_park        M parks (idle); wsx_unpark: it was woken
  *   wsx_handoff     M @m entering a blocking section (or found running a
  *                   long item) handed P @p to M @to
  *   wsx_wasted      the monitor found P @p idle for @us while an item waited
- *                   as long in @place (ring or inbox of P @where, or global
+ *                   as long in @place (runq or inbox of P @where, or global
  *                   queue @where): monitor.c, "Wasted cores"
  */
 #undef TRACE_SYSTEM
@@ -105,7 +105,7 @@ TRACE_EVENT(wsx_wasted,
 			   __entry->where = where;
 			   __entry->us = us;),
 	    TP_printk("p=%d place=%s where=%d us=%llu", __entry->p,
-		      __print_symbolic(__entry->place, { 0, "ring" },
+		      __print_symbolic(__entry->place, { 0, "runq" },
 				       { 1, "inbox" }, { 2, "global" }),
 		      __entry->where, __entry->us)
 );

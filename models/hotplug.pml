@@ -267,7 +267,7 @@ proctype submitter()
 			:: else
 			fi
 		:: !ok && timer ->
-			/* wsx_queue_counted(): wsx_queue_global() */
+			/* wsx_queue_counted(): wsx_gq_queue() */
 			atomic { glen++; created++ }
 		:: !ok && !timer	/* -ENXIO */
 		fi;

@@ -11,7 +11,7 @@
  * submitter process queueing from outside.  Per P:
  *   rq[p]     runnext and the ring together: what the owner takes one item
  *             at a time and thieves take n - n/2 of in one atomic step
- *             (wsx_ring.h's protocol is taken as proved: an item is taken
+ *             (wsx_runq.h's protocol is taken as proved: an item is taken
  *             once, a grab is atomic at its cmpxchg on head);
  *   inbox[p]  the llist that items queued from outside go to; the owner
  *             empties it at each schedule point and (F7 (ii)) so may a thief;
@@ -72,11 +72,11 @@
  *             cannot claim the P's idle bit wakes nobody.
  *   BUG_F7III F7 without (iii): a parker does not look at other Ps' inboxes.
  *   BUG_F4    finding 4: the parker's look at a ring may read a non-empty
- *             ring as empty (wsx_ring_len() of a churning full ring; here
+ *             ring as empty (wsx_runq_len() of a churning full ring; here
  *             at any length).
  *   BUG_N1    wsx_work_visible(): a parker that was not spinning looks only at
  *             the global queue and its own inbox.
- *   BUG_N2    wsx_inbox_drain() and wsx_global_get(): the owner puts items in its ring
+ *   BUG_N2    wsx_inbox_drain() and wsx_gq_get_nearest(): the owner puts items in its ring
  *             from its inbox or a global batch and wakes nobody (the inbox
  *             only for n > 1).
  *   BUG_BACKLOG  wsx_inbox_drain(): the owner moves its backlog into its
@@ -333,7 +333,7 @@ inline scan_all(id, far)
 }
 
 /*
- * wsx_runq_steal(): wsx_ring_grab() takes k = n - n/2 with one
+ * wsx_runq_steal(): wsx_runq_grab() takes k = n - n/2 with one
  * cmpxchg on the victim's head.
  */
 inline steal_ring(v)
@@ -511,13 +511,13 @@ gget:
 	:: atomic { rq[me] > 0 -> rq[me]-- }
 		goto execute
 	/*
-	 * wsx_global_get(p, 0) (the global_tick pick in wsx_find_runnable() only
+	 * wsx_gq_get_nearest(p, 0) (the global_tick pick in wsx_find_runnable() only
 	 * changes the order).  Only the owner adds to rq[me]: still 0 here.
 	 * With NODES 2: its own node's queue, then the other's (each under
 	 * its own lock), which is node_near's order.
 	 */
-	:: atomic { rq[me] == 0 && glen[q] > 0 ->	/* wsx_global_get(), under glock */
-		n = glen[q] / NP + 1;	/* wsx_global_batch(), online = NP */
+	:: atomic { rq[me] == 0 && glen[q] > 0 ->	/* wsx_gq_get_nearest(), under glock */
+		n = glen[q] / NP + 1;	/* wsx_gq_batch(), online = NP */
 		if
 		:: n > glen[q] -> n = glen[q]
 		:: else
@@ -526,7 +526,7 @@ gget:
 		q = NODE(me);
 		g = 0
 	   }
-		/* wsx_global_get(): run the first, the rest to the ring */
+		/* wsx_gq_get_nearest(): run the first, the rest to the ring */
 		if
 		:: n > 1 ->
 			atomic { rq[me] = rq[me] + n - 1; n = 0 }
@@ -724,10 +724,10 @@ proctype submitter()
 			atomic { inbox[0]++; created++ }	/* wsx_inbox_put() */
 			wake_p(0, got, id)			/* wsx_inbox_put() */
 		:: /*
-		    * WSX_WHERE_GLOBAL: wsx_queue_global(), from a
+		    * WSX_WHERE_GLOBAL: wsx_gq_queue(), from a
 		    * CPU of either node: that node's queue
 		    */
-			atomic {				/* wsx_queue_global() */
+			atomic {				/* wsx_gq_queue() */
 				if
 				:: id = 0
 				:: NODES > 1 -> id = NODES - 1
@@ -736,7 +736,7 @@ proctype submitter()
 				created++;
 				id = 0
 			}
-			wakep(id)				/* wsx_queue_global() */
+			wakep(id)				/* wsx_gq_queue() */
 		fi;
 		atomic { sub_busy = false; n++ }
 	:: else -> break

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * wsx_ring: the per-P run ring, a single-producer multi-consumer lock-free
- * ring of WSX_RING_SIZE item pointers.  Pure data structure: no scheduling,
- * no allocation, usable from KUnit tests.
+ * wsx_runq: the per-P run queue (Go's runq), a single-producer
+ * multi-consumer lock-free circular buffer of WSX_RUNQ_SIZE item pointers.
+ * Pure data structure: no scheduling, no allocation, usable from KUnit
+ * tests.
  *
  * Protocol
  * --------
  * head and tail are free-running u32 indices; slot i lives at
- * slots[i & WSX_RING_MASK].  The ring holds the items [head, tail), so it is
- * empty when head == tail and full when tail - head == WSX_RING_SIZE.
+ * slots[i & WSX_RUNQ_MASK].  The runq holds the items [head, tail), so it is
+ * empty when head == tail and full when tail - head == WSX_RUNQ_SIZE.
  *
  *   tail   written only by the owner (the M holding the P), with a store-
  *          release after the slot it publishes has been written.  Read by
@@ -17,17 +18,17 @@
  *          also sees the contents of every slot below t.
  *
  *   head   advanced by every consumer - the owner taking one item
- *          (wsx_ring_get), the owner spilling half to the global queue
- *          (wsx_ring_take_half) and thieves taking a batch (wsx_ring_grab) -
+ *          (wsx_runq_pop), the owner spilling half to the global queue
+ *          (wsx_runq_take_half) and thieves taking a batch (wsx_runq_grab) -
  *          always with one compare-and-exchange from the value it read to
  *          that value plus the number of items taken.  Everyone reads head
  *          with a load-acquire; the successful cmpxchg is fully ordered.
- *          The owner's acquire of head in wsx_ring_put pairs with the
+ *          The owner's acquire of head in wsx_runq_push pairs with the
  *          consumers' cmpxchg: their reads of slots below the new head are
  *          done before the owner reuses those slots.
  *
  *   slots  written only by the owner, only at index tail, and only while
- *          tail - head < WSX_RING_SIZE, i.e. never inside [head, tail).
+ *          tail - head < WSX_RUNQ_SIZE, i.e. never inside [head, tail).
  *          Consumers read the slots of [head, head + n) before their cmpxchg
  *          on head; if the owner overwrote one of those slots meanwhile,
  *          head must have moved past it first, so the cmpxchg fails and the
@@ -46,23 +47,23 @@
  * a few hundred instructions plus at most an interrupt: far from 2^32 items.
  *
  * A snapshot of head then tail is not atomic: while a thief reads them the
- * owner may consume and refill, so tail - head can exceed the ring size.
- * wsx_ring_grab and wsx_ring_len retry in that case rather than use a
- * bogus range (a length of 0 would tell a parking M a full ring is empty).
+ * owner may consume and refill, so tail - head can exceed the runq size.
+ * wsx_runq_grab and wsx_runq_len retry in that case rather than use a
+ * bogus range (a length of 0 would tell a parking M a full runq is empty).
  *
  * head and tail sit on separate cache lines so that the owner's pushes and
  * the thieves' cmpxchg do not false-share.
  */
-#ifndef _WSX_RING_H
-#define _WSX_RING_H
+#ifndef _WSX_RUNQ_H
+#define _WSX_RUNQ_H
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/types.h>
 
-#define WSX_RING_SIZE	256
-#define WSX_RING_MASK	(WSX_RING_SIZE - 1)
+#define WSX_RUNQ_SIZE	256
+#define WSX_RUNQ_MASK	(WSX_RUNQ_SIZE - 1)
 
 struct wsx_item;
 
@@ -73,13 +74,13 @@ struct wsx_item;
  *   X: exchanged by cmpxchg/xchg between the owner and thieves.
  * sched.h's fields use them too.  See the protocol above.
  */
-struct wsx_ring {
+struct wsx_runq {
 	u32 head ____cacheline_aligned_in_smp;			/* X */
 	u32 tail ____cacheline_aligned_in_smp;			/* O */
-	struct wsx_item *slots[WSX_RING_SIZE];			/* O */
+	struct wsx_item *slots[WSX_RUNQ_SIZE];			/* O */
 };
 
-/* How much of a victim's ring a thief takes (module parameter steal_policy). */
+/* How much of a victim's runq a thief takes (module parameter steal_policy). */
 enum wsx_steal_policy {
 	WSX_STEAL_HALF,		/* n - n/2, as Go's runqgrab */
 	WSX_STEAL_ONE,		/* one item */
@@ -87,7 +88,7 @@ enum wsx_steal_policy {
 	WSX_STEAL_NONE,		/* no stealing: isolated queues */
 };
 
-static inline void wsx_ring_init(struct wsx_ring *r)
+static inline void wsx_runq_init(struct wsx_runq *r)
 {
 	r->head = 0;
 	r->tail = 0;
@@ -95,48 +96,48 @@ static inline void wsx_ring_init(struct wsx_ring *r)
 
 /*
  * A named point between the two reads of a snapshot, for tests: the KUnit
- * tests define it to move the ring there; elsewhere it is nothing.
+ * tests define it to move the runq there; elsewhere it is nothing.
  */
-#ifndef wsx_ring_snapshot_point
-#define wsx_ring_snapshot_point(r)	do { } while (0)
+#ifndef wsx_runq_snapshot_point
+#define wsx_runq_snapshot_point(r)	do { } while (0)
 #endif
 
 /*
- * Number of items in the ring.  Racy by nature (it may be stale by the
- * time the caller looks), but never reports an empty ring for one that
+ * Number of items in the runq.  Racy by nature (it may be stale by the
+ * time the caller looks), but never reports an empty runq for one that
  * held items during the whole call: a parking M's recheck relies on it.
- * An inconsistent snapshot (see above) is retried as wsx_ring_grab() does,
- * not taken for an empty ring; every retry means the ring moved, so this
+ * An inconsistent snapshot (see above) is retried as wsx_runq_grab() does,
+ * not taken for an empty runq; every retry means the runq moved, so this
  * ends as soon as it holds still for two loads.
  */
-static inline u32 wsx_ring_len(const struct wsx_ring *r)
+static inline u32 wsx_runq_len(const struct wsx_runq *r)
 {
 	for (;;) {
 		/* acquire both: see the protocol above */
 		u32 h = smp_load_acquire(&r->head);
 		u32 t;
 
-		wsx_ring_snapshot_point(r);
+		wsx_runq_snapshot_point(r);
 		/* acquire: pairs with the owner's release of tail
 		 * (litmus/wakep-park-sb: a parker's recheck)
 		 */
 		t = smp_load_acquire(&r->tail);
-		if (t - h <= WSX_RING_SIZE)
+		if (t - h <= WSX_RUNQ_SIZE)
 			return t - h;
 	}
 }
 
-static inline bool wsx_ring_empty(const struct wsx_ring *r)
+static inline bool wsx_runq_empty(const struct wsx_runq *r)
 {
-	return wsx_ring_len(r) == 0;
+	return wsx_runq_len(r) == 0;
 }
 
 /*
- * wsx_ring_put - append @item at the tail.  Owner only.
+ * wsx_runq_push - append @item at the tail.  Owner only.
  *
- * Returns false, leaving the ring unchanged, when the ring is full.
+ * Returns false, leaving the runq unchanged, when the runq is full.
  */
-static inline bool wsx_ring_put(struct wsx_ring *r, struct wsx_item *item)
+static inline bool wsx_runq_push(struct wsx_runq *r, struct wsx_item *item)
 {
 	/* acquire: consumers are done with the slots below head
 	 * (litmus/runq-put-steal-reuse)
@@ -144,21 +145,21 @@ static inline bool wsx_ring_put(struct wsx_ring *r, struct wsx_item *item)
 	u32 h = smp_load_acquire(&r->head);
 	u32 t = r->tail;
 
-	if (t - h >= WSX_RING_SIZE)
+	if (t - h >= WSX_RUNQ_SIZE)
 		return false;
-	WRITE_ONCE(r->slots[t & WSX_RING_MASK], item);
+	WRITE_ONCE(r->slots[t & WSX_RUNQ_MASK], item);
 	/* release: the slot's content before the new tail (litmus/runq-put-steal-mp) */
 	smp_store_release(&r->tail, t + 1);
 	return true;
 }
 
 /*
- * wsx_ring_get - take the item at the head.  Any consumer; the owner uses it
+ * wsx_runq_pop - take the item at the head.  Any consumer; the owner uses it
  * for its own queue, the hotplug drain for a stopped P's.
  *
- * Returns NULL when the ring is empty.
+ * Returns NULL when the runq is empty.
  */
-static inline struct wsx_item *wsx_ring_get(struct wsx_ring *r)
+static inline struct wsx_item *wsx_runq_pop(struct wsx_runq *r)
 {
 	/* acquire: pairs with the other consumers' cmpxchg */
 	u32 h = smp_load_acquire(&r->head);
@@ -168,7 +169,7 @@ static inline struct wsx_item *wsx_ring_get(struct wsx_ring *r)
 		/* acquire: pairs with the owner's release of tail */
 		if (h == smp_load_acquire(&r->tail))
 			return NULL;
-		item = READ_ONCE(r->slots[h & WSX_RING_MASK]);
+		item = READ_ONCE(r->slots[h & WSX_RUNQ_MASK]);
 		/* one consumer per slot: litmus/runq-get-steal-cas */
 		if (try_cmpxchg(&r->head, &h, h + 1))
 			return item;
@@ -177,14 +178,14 @@ static inline struct wsx_item *wsx_ring_get(struct wsx_ring *r)
 }
 
 /*
- * wsx_ring_take_half - the owner's spill: take the oldest half of a full
- * ring into @batch (room for WSX_RING_SIZE / 2 items).
+ * wsx_runq_take_half - the owner's spill: take the oldest half of a full
+ * runq into @batch (room for WSX_RUNQ_SIZE / 2 items).
  *
- * Returns the number taken: WSX_RING_SIZE / 2, or 0 when the ring was not
- * full at the snapshot or a thief moved head meanwhile (then the ring has
+ * Returns the number taken: WSX_RUNQ_SIZE / 2, or 0 when the runq was not
+ * full at the snapshot or a thief moved head meanwhile (then the runq has
  * room again and the caller retries its put).
  */
-static inline u32 wsx_ring_take_half(struct wsx_ring *r,
+static inline u32 wsx_runq_take_half(struct wsx_runq *r,
 				     struct wsx_item **batch)
 {
 	/* acquire: pairs with the thieves' cmpxchg */
@@ -192,10 +193,10 @@ static inline u32 wsx_ring_take_half(struct wsx_ring *r,
 	u32 n = (r->tail - h) / 2;
 	u32 i;
 
-	if (n != WSX_RING_SIZE / 2)
+	if (n != WSX_RUNQ_SIZE / 2)
 		return 0;
 	for (i = 0; i < n; i++)
-		batch[i] = READ_ONCE(r->slots[(h + i) & WSX_RING_MASK]);
+		batch[i] = READ_ONCE(r->slots[(h + i) & WSX_RUNQ_MASK]);
 	/* one consumer per slot, as a thief's grab: litmus/runq-get-steal-cas */
 	if (!try_cmpxchg(&r->head, &h, h + n))
 		return 0;
@@ -218,7 +219,7 @@ static inline u32 wsx_steal_amount(enum wsx_steal_policy policy, u32 n)
 }
 
 /*
- * wsx_ring_grab - a thief's batch: take wsx_steal_amount(@policy, n) of the
+ * wsx_runq_grab - a thief's batch: take wsx_steal_amount(@policy, n) of the
  * oldest items of @victim, with one cmpxchg on its head, copying them into
  * @dst's slots from index @dst_tail on.  @dst must belong to the caller and
  * have room: the caller publishes them by moving its own tail.
@@ -227,9 +228,9 @@ static inline u32 wsx_steal_amount(enum wsx_steal_policy policy, u32 n)
  * the victim's queue length n at the successful snapshot; @cas_fails is
  * incremented for every lost cmpxchg.
  *
- * Returns the number of items taken, 0 when the victim's ring is empty.
+ * Returns the number of items taken, 0 when the victim's runq is empty.
  */
-static inline u32 wsx_ring_grab(struct wsx_ring *victim, struct wsx_ring *dst,
+static inline u32 wsx_runq_grab(struct wsx_runq *victim, struct wsx_runq *dst,
 				u32 dst_tail, enum wsx_steal_policy policy,
 				u32 *seen, u64 *cas_fails)
 {
@@ -238,20 +239,20 @@ static inline u32 wsx_ring_grab(struct wsx_ring *victim, struct wsx_ring *dst,
 		u32 h = smp_load_acquire(&victim->head);
 		u32 t, n, k, i;
 
-		wsx_ring_snapshot_point(victim);
+		wsx_runq_snapshot_point(victim);
 		/* acquire: the victim's slots below t are written (litmus/runq-put-steal-mp) */
 		t = smp_load_acquire(&victim->tail);
 		n = t - h;
 
-		if (n > WSX_RING_SIZE)
+		if (n > WSX_RUNQ_SIZE)
 			continue;	/* inconsistent snapshot: retry */
 		k = wsx_steal_amount(policy, n);
 		if (!k)
 			return 0;
 		for (i = 0; i < k; i++)
-			WRITE_ONCE(dst->slots[(dst_tail + i) & WSX_RING_MASK],
+			WRITE_ONCE(dst->slots[(dst_tail + i) & WSX_RUNQ_MASK],
 				   READ_ONCE(victim->slots[(h + i) &
-							   WSX_RING_MASK]));
+							   WSX_RUNQ_MASK]));
 		/* one consumer per slot (litmus/runq-get-steal-cas); the slots
 		 * read before it (litmus/runq-put-steal-reuse)
 		 */
@@ -264,4 +265,4 @@ static inline u32 wsx_ring_grab(struct wsx_ring *victim, struct wsx_ring *dst,
 	}
 }
 
-#endif /* _WSX_RING_H */
+#endif /* _WSX_RUNQ_H */

@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsx run queues: where runnable items live, and how they get there - a P's
+ * runnext and runq, its inbox and backlog, the global queues - with the
+ * queueing API (wsx_spawn(), wsx_queue()).  Waking an M for what is queued
+ * is sched.c's (wsx_wakep(), wsx_wake_p()), next to the parking it pairs
+ * with; taking from other Ps is steal.c's.
+ *
+ * Where runnable items live
+ * -------------------------
+ * 1. p->runnext: one slot, highest priority.  wsx_spawn() from a running
+ *    item puts the new item here, kicking the previous occupant to the
+ *    runq's tail, so a parent's child runs next on the same CPU while the
+ *    data it shares with the parent is still in L1/L2.
+ * 2. p->runq: 256 item pointers, lock-free, written at the tail only by the
+ *    owner and consumed at the head by the owner and by thieves (wsx_runq.h
+ *    states the protocol).  When a put finds it full, the owner moves its
+ *    oldest half (128) plus the new item to the global queue in one lock
+ *    acquisition.
+ * 3. the global queue: a list under its own lock (struct wsx_gqueue).  With
+ *    steal_topology=numa and Ps on more than one NUMA node there is one
+ *    per node (as in Vyukov's NUMA-aware scheduler design for Go, 2014),
+ *    so that what a node's Ps spill or drain, or what is queued from its
+ *    CPUs, stays with the node's Ps and caches; otherwise (flat, cache,
+ *    one node) one, as in Go.  A runq's spill and a hotplug drain go to
+ *    the P's node's queue; an item queued to the global queue from
+ *    outside goes to the queue of the calling CPU's P's node, node 0's on
+ *    a CPU without a P.
+ * Items queued from outside an M (ioctl, other kernel code) for a given P go
+ * to that P's inbox, a lock-free list the owner empties at each scheduling
+ * point: only the owner may write its runq's tail.  The owner moves them,
+ * in order, through a private backlog into the runq as far as the runq has
+ * room, so that a large batch queued on one P stays there for thieves to
+ * take half of, rather than overflowing to the global queue.  A thief that
+ * finds a victim's runq empty takes half of its inbox instead
+ * (wsx_inbox_steal()), so that items queued on a P whose M is busy with a
+ * long item are not stuck behind it; and a submitter that cannot wake the
+ * P's own M (it is not idle) wakes a spinning M for that.  The backlog is
+ * the owner's alone: what it holds (a batch beyond the runq's room, with
+ * the runq's 256 for thieves to take) waits for the owner's next
+ * scheduling point.
+ *
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/rcupdate.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+
+#include "fault.h"
+#include "job.h"
+#include "queue.h"
+#include "sched.h"
+#include "wsx_order.h"
+#include "wsx_trace.h"
+
+unsigned int wsx_latency_sample = 16;
+
+/* Items each CPU queues before the next one it times: see below. */
+static DEFINE_PER_CPU(int, wsx_lat_countdown);
+
+/* ---- statistics ---------------------------------------------------------- */
+
+/*
+ * Is the item being queued on this CPU to be timed?  Reading the clock at
+ * queueing and at start costs more than the rest of the bookkeeping (the
+ * kernel's local_clock() on a machine whose TSC is not trusted), so one
+ * item in latency_sample per CPU is timed.  The countdown is per CPU and
+ * lock-free: a task and an interrupt on the same CPU may both see it run
+ * out and both time their item, which only shifts the sampling a little.
+ */
+static bool wsx_latency_sampled(void)
+{
+	int every = min_t(unsigned int, READ_ONCE(wsx_latency_sample), INT_MAX);
+	int left;
+
+	if (!every)
+		return false;
+	left = this_cpu_dec_return(wsx_lat_countdown);
+	/* above @every: the parameter was lowered meanwhile */
+	if (left > 0 && left < every)
+		return false;
+	this_cpu_write(wsx_lat_countdown, every);
+	return true;
+}
+
+/*
+ * Note where and when @item is queued (its first queueing only); "when"
+ * only for the items sampled for the latency histograms, 0 for the others.
+ */
+void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin)
+{
+	item->queued_p = p;
+	item->origin = origin;
+	item->queued_ns = 0;
+	if (static_branch_likely(&wsx_stats_on) && wsx_latency_sampled())
+		item->queued_ns = local_clock();
+	trace_wsx_item_queue(item, p == WSX_NO_P ? -1 : (int)p);
+}
+
+/*
+ * @item moves to the global queue from a P (spill, hotplug drain): it no
+ * longer counts as queued on that P, so that running it elsewhere is not
+ * taken for a steal.
+ */
+void wsx_item_to_gq(struct wsx_item *item)
+{
+	item->queued_p = WSX_NO_P;
+	item->origin = WSX_ORIGIN_GLOBAL;
+}
+
+/* ---- the global queues --------------------------------------------------- */
+
+/* A P's global_tick checks look at another node's queue first every ... */
+#define WSX_GQ_REMOTE_EVERY	8
+
+/*
+ * The global queue of node index @node: its own under per-node queues,
+ * else the only one.
+ */
+static struct wsx_gqueue *wsx_gq_of_node(unsigned int node)
+{
+	return &wsx_sched.gq[wsx_sched.ngq > 1 ? node : 0];
+}
+
+/* The global queue of @p's node. */
+static struct wsx_gqueue *wsx_gq_of(const struct wsx_p *p)
+{
+	return wsx_gq_of_node(p->node);
+}
+
+/* The P of this CPU, or NULL (a CPU beyond nprocs, or offline at load). */
+struct wsx_p *wsx_p_here(void)
+{
+	return wsx_sched.cpu_p[raw_smp_processor_id()];
+}
+
+/*
+ * The P a wakeup from here tries last (wsx_pidle_get()): this CPU's, when
+ * the caller is a task but not an M (a submitter), as that P's M would wait
+ * for this CPU while counted spinning, even if the wakeup then goes to
+ * another node, where a woken M runs at once.  NULL from an M (it holds a
+ * P, or blocks) and from a timer (this CPU is free when the softirq ends).
+ */
+struct wsx_p *wsx_p_busy_here(void)
+{
+	return in_task() && !wsx_current_m() ? wsx_p_here() : NULL;
+}
+
+/*
+ * The global queue for items queued on a CPU whose P is @here: its node's;
+ * node 0's on a CPU without a P, which the other nodes' Ps take from when
+ * theirs are empty and at their tick checks (wsx_gq_tick_get()).
+ */
+static struct wsx_gqueue *wsx_gq_near(struct wsx_p *here)
+{
+	return here ? wsx_gq_of(here) : &wsx_sched.gq[0];
+}
+
+unsigned int wsx_gq_len_all(void)
+{
+	unsigned int q, len = 0;
+
+	for (q = 0; q < wsx_sched.ngq; q++)
+		len += READ_ONCE(wsx_sched.gq[q].len);
+	return len;
+}
+
+static void wsx_gq_put_list(struct wsx_gqueue *gq, struct list_head *items,
+			    unsigned int n)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&gq->lock, flags);
+	list_splice_tail(items, &gq->items);
+	WRITE_ONCE(gq->len, gq->len + n);
+	WRITE_ONCE(gq->puts, gq->puts + n);
+	spin_unlock_irqrestore(&gq->lock, flags);
+}
+
+/* Not as a P's owner: to the global queue of the node of @here, this CPU's P. */
+void wsx_gq_put_near(struct wsx_p *here, struct list_head *items,
+		     unsigned int n)
+{
+	wsx_gq_put_list(wsx_gq_near(here), items, n);
+}
+
+/*
+ * A preemption point every 1024 items of a walk a user can lengthen (an
+ * inbox holds whatever submitters queued on one P), for an M (process
+ * context, no lock held) on a kernel without full preemption.
+ */
+void wsx_walk_point(unsigned int n)
+{
+	if (!(n % 1024))
+		cond_resched();
+}
+
+/* ---- the local run queue ------------------------------------------------- */
+
+/* The runq is full: move its oldest half and @item to the global queue. */
+static bool wsx_runq_spill(struct wsx_p *p, struct wsx_item *item)
+{
+	struct wsx_item *batch[WSX_RUNQ_SIZE / 2];
+	LIST_HEAD(items);
+	u32 n, i;
+
+	n = wsx_runq_take_half(&p->runq, batch);
+	if (!n)
+		return false;
+	for (i = 0; i < n; i++) {
+		wsx_item_to_gq(batch[i]);
+		list_add_tail(&batch[i]->node, &items);
+	}
+	wsx_item_to_gq(item);
+	list_add_tail(&item->node, &items);
+	wsx_gq_put_list(wsx_gq_of(p), &items, n + 1);
+	trace_wsx_spill(p->id, n + 1);
+	wsx_stat_inc(p, spills);
+	wsx_stat_add(p, spilled, n + 1);
+	return true;
+}
+
+/*
+ * wsx_runq_put - owner only: queue @item on @p, in runnext when @next (the
+ * displaced runnext item goes to the runq), else at the runq's tail.
+ */
+void wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next)
+{
+	if (next) {
+		/* thieves may empty runnext meanwhile: xchg, not a store
+		 * (litmus/runq-put-runnext-steal-mp, runq-put-runnext-steal-once)
+		 */
+		item = xchg(&p->runnext, item);
+		if (!item)
+			return;
+	}
+	while (!wsx_runq_push(&p->runq, item))
+		if (wsx_runq_spill(p, item))
+			return;
+	wsx_stat_inc(p, ring_puts);
+}
+
+/* Owner only: the next local item, and whether it inherits the tick. */
+struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
+{
+	struct wsx_item *item;
+
+	if (p->runnext_chain < WSX_RUNNEXT_CHAIN_MAX) {
+		/* against a thief's cmpxchg: litmus/runq-put-runnext-steal-once */
+		item = xchg(&p->runnext, NULL);
+		if (item) {
+			p->runnext_chain++;
+			*inherit = true;
+			wsx_stat_inc(p, runnext_hits);
+			return item;
+		}
+	}
+	p->runnext_chain = 0;
+	*inherit = false;
+	item = wsx_runq_pop(&p->runq);
+	if (item)
+		return item;
+	/* the chain bound skipped runnext, but nothing else is queued
+	 * (litmus/runq-put-runnext-steal-once, as above)
+	 */
+	item = xchg(&p->runnext, NULL);
+	if (item)
+		wsx_stat_inc(p, runnext_hits);
+	return item;
+}
+
+/*
+ * Owner of @p, which has just put @n items in its runq: they were nowhere
+ * a parker looks while they were in our hands (a global batch, an inbox),
+ * so when the runq and runnext now hold more than the @next items we run
+ * before any of them is stolen (1 after an inbox drain, 0 after a global
+ * batch whose first item we run), wake an M to steal the rest (N2,
+ * models/queue.pml).
+ */
+static void wsx_runq_added(struct wsx_p *p, u32 n, u32 next)
+{
+	if (n && wsx_runq_len(&p->runq) + !!READ_ONCE(p->runnext) > next)
+		wsx_wakep(p, NULL);
+}
+
+/*
+ * Owner only: move what was queued on @p from outside into its runq, in
+ * order, through the backlog: no more than the runq has room for, so that
+ * a large batch queued on one P stays in its runq for thieves rather than
+ * spilling to the global queue.
+ */
+void wsx_inbox_drain(struct wsx_p *p)
+{
+	struct wsx_item *item, *tmp;
+	struct llist_node *list;
+	u32 room;
+	int n = 0;
+
+	if (!llist_empty(&p->inbox)) {
+		/* the items' contents: llist_add()'s full ordering and
+		 * our address dependency (litmus/inbox-put-drain-mp)
+		 */
+		list = llist_reverse_order(llist_del_all(&p->inbox));
+		atomic_inc(&p->inbox_takes);
+		llist_for_each_entry_safe(item, tmp, list, lnode) {
+			list_add_tail(&item->node, &p->backlog);
+			wsx_walk_point(++n);
+		}
+		atomic_sub(n, &p->inbox_len);
+		WRITE_ONCE(p->backlog_len, p->backlog_len + n);
+	}
+	if (!p->backlog_len)
+		return;
+	room = WSX_RUNQ_SIZE - (p->runq.tail - READ_ONCE(p->runq.head));
+	n = min(room, p->backlog_len);
+	WRITE_ONCE(p->backlog_len, p->backlog_len - n);
+	list_for_each_entry_safe(item, tmp, &p->backlog, node) {
+		if (!room--)
+			break;
+		list_del(&item->node);
+		wsx_runq_put(p, item, false);
+	}
+	wsx_runq_added(p, n, 1);
+}
+
+/*
+ * Owner only: take up to @max (0 = no limit but the batch formula) items
+ * from global queue @gq; run the first, queue the rest on @p.
+ *
+ * The batch is a share of all online Ps, not of @gq's node's: the other
+ * nodes' Ps take from @gq too once their own queues are empty, and a
+ * node's share would hand a P of a two-node machine twice the items to
+ * hold in its runq while others may be idle; the runq's half bounds it.
+ */
+static struct wsx_item *wsx_gq_get(struct wsx_p *p, struct wsx_gqueue *gq,
+				   unsigned int max)
+{
+	unsigned int n, online, i;
+	struct wsx_item *item, *tmp, *first;
+	unsigned long flags;
+	LIST_HEAD(batch);
+
+	if (!READ_ONCE(gq->len))
+		return NULL;
+	spin_lock_irqsave(&gq->lock, flags);
+	online = max_t(int, atomic_read(&wsx_sched.nponline), 1);
+	n = wsx_gq_batch(gq->len, online, max);
+	for (i = 0; i < n; i++)
+		list_move_tail(gq->items.next, &batch);
+	WRITE_ONCE(gq->len, gq->len - n);
+	WRITE_ONCE(gq->gets, gq->gets + n);
+	spin_unlock_irqrestore(&gq->lock, flags);
+
+	if (!n)
+		return NULL;
+	wsx_stat_add(p, global_gets, n);
+	first = list_first_entry(&batch, struct wsx_item, node);
+	list_del(&first->node);
+	if (n > 1)
+		wsx_fault_sleep(WSX_FAULT_GLOBAL_BATCH_IN_TRANSIT);
+	list_for_each_entry_safe(item, tmp, &batch, node) {
+		list_del(&item->node);
+		wsx_runq_put(p, item, false);
+	}
+	wsx_runq_added(p, n - 1, 0);
+	return first;
+}
+
+/*
+ * Owner only: a batch from the global queues, @p's node's first, then the
+ * other nodes' nearest first (node_near), each only once the one before
+ * came up empty.
+ */
+struct wsx_item *wsx_gq_get_nearest(struct wsx_p *p)
+{
+	const unsigned int *near = &wsx_sched.node_near[p->node *
+							 wsx_sched.nnodes];
+	struct wsx_item *item;
+	unsigned int k;
+
+	for (k = 0; k < wsx_sched.ngq; k++) {
+		item = wsx_gq_get(p, wsx_gq_of_node(near[k]), 0);
+		if (item)
+			return item;
+	}
+	return NULL;
+}
+
+/*
+ * Owner only, at a global_tick check: one item from @p's node's queue, but
+ * every WSX_GQ_REMOTE_EVERY-th check first from another node's queue, the
+ * other nodes in turn, so that an item on a node whose Ps are all busy (or
+ * offline) does not wait for them: see "Finding work" for the bound.
+ */
+struct wsx_item *wsx_gq_tick_get(struct wsx_p *p)
+{
+	unsigned int ngq = wsx_sched.ngq;
+	struct wsx_item *item;
+
+	if (ngq > 1 &&
+	    p->schedtick / wsx_sched.global_tick % WSX_GQ_REMOTE_EVERY == 0) {
+		/* offsets 1 .. ngq - 1 from the P's own node, in turn */
+		p->gq_next = p->gq_next % (ngq - 1) + 1;
+		item = wsx_gq_get(p, wsx_gq_of_node((p->node + p->gq_next) %
+						    ngq), 1);
+		if (item)
+			return item;
+	}
+	return wsx_gq_get(p, wsx_gq_of(p), 1);
+}
+
+/* ---- queueing: the exported API ------------------------------------------ */
+
+/**
+ * wsx_spawn - from a running item: queue @item in the current P's runnext
+ * @item: initialised with wsx_item_init(), normally with the caller's job
+ *
+ * The new item runs next on this CPU unless a thief takes it; the item that
+ * held runnext moves to the runq's tail.  Called outside an M, or in a
+ * blocking section that handed its P off, it falls back to
+ * wsx_queue(@item, WSX_WHERE_LOCAL, 0).
+ */
+void wsx_spawn(struct wsx_item *item)
+{
+	struct wsx_m *m = wsx_current_m();
+
+	if (!m || !m->p) {
+		wsx_queue(item, WSX_WHERE_LOCAL, 0);
+		return;
+	}
+	wsx_job_add(item->job);
+	wsx_item_stamp(item, m->p->id, WSX_ORIGIN_LOCAL);
+	wsx_runq_put(m->p, item, true);
+	wsx_wakep(m->p, NULL);
+}
+EXPORT_SYMBOL_GPL(wsx_spawn);
+
+/* Queue on @p's inbox unless it is offline; under RCU against hotplug. */
+static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item, bool add)
+{
+	bool ok;
+
+	rcu_read_lock();
+	ok = READ_ONCE(p->want_online);
+	if (ok) {
+		if (add)
+			wsx_job_add(item->job);
+		wsx_item_stamp(item, p->id,
+			       p->cpu == raw_smp_processor_id() ?
+			       WSX_ORIGIN_LOCAL : WSX_ORIGIN_REMOTE);
+		/* fully ordered, as wsx_wake_p()'s barrier
+		 * (litmus/inbox-put-park-sb); the item's contents before it is
+		 * listed (litmus/inbox-put-drain-mp)
+		 */
+		llist_add(&item->lnode, &p->inbox);
+		atomic_inc(&p->inbox_len);
+	}
+	rcu_read_unlock();
+	if (ok)
+		wsx_wake_p(p);
+	return ok;
+}
+
+static void wsx_gq_queue(struct wsx_item *item, bool add)
+{
+	struct wsx_p *here = wsx_p_here();
+	LIST_HEAD(one);
+
+	if (add)
+		wsx_job_add(item->job);
+	wsx_item_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
+	list_add(&item->node, &one);
+	wsx_gq_put_near(here, &one, 1);
+	/*
+	 * Near the node's queue the item went to, from this CPU's P, which
+	 * a submitter's wakeup tries last.
+	 */
+	wsx_wakep(here, wsx_p_busy_here());
+}
+
+/*
+ * wsx_queue_counted - wsx_queue(), with @add false for an item already
+ * counted in its job (a delayed item: timers.c counted it when it was
+ * armed), which then goes to the global queue rather than fail when its P
+ * is offline.
+ */
+int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
+		      unsigned int p, bool add)
+{
+	struct wsx_p *target = NULL;
+
+	switch (where) {
+	case WSX_WHERE_LOCAL:
+		target = wsx_p_here();
+		break;
+	case WSX_WHERE_P:
+		if (p >= wsx_sched.nprocs)
+			return -ENXIO;
+		target = wsx_sched.ps[p];
+		break;
+	case WSX_WHERE_GLOBAL:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (target && wsx_inbox_put(target, item, add))
+		return 0;
+	if (where == WSX_WHERE_P && add)
+		return -ENXIO;
+	wsx_gq_queue(item, add);
+	return 0;
+}
+
+/**
+ * wsx_queue - queue @item from outside (any context but hard interrupts on
+ * PREEMPT_RT, where the queues' spinlocks sleep)
+ * @item:	initialised with wsx_item_init()
+ * @where:	WSX_WHERE_LOCAL: the P of the calling CPU (the global queue if
+ *		that CPU has no P); WSX_WHERE_P: P number @p;
+ *		WSX_WHERE_GLOBAL: the global queue
+ * @p:		the P number for WSX_WHERE_P
+ *
+ * Return: 0, or -ENXIO when P @p does not exist or its CPU is offline, or
+ * -EINVAL for an unknown @where.
+ */
+int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p)
+{
+	return wsx_queue_counted(item, where, p, true);
+}
+EXPORT_SYMBOL_GPL(wsx_queue);
+
+unsigned int wsx_p_depth(struct wsx_p *p)
+{
+	int inbox = atomic_read(&p->inbox_len);
+
+	return wsx_runq_len(&p->runq) + !!READ_ONCE(p->runnext) +
+	       READ_ONCE(p->backlog_len) + max(inbox, 0);
+}
+
+/* ---- hotplug and init ---------------------------------------------------- */
+
+/* Owner: move everything queued on @p to the global queue. */
+void wsx_p_drain(struct wsx_p *p)
+{
+	struct wsx_item *item, *tmp;
+	struct llist_node *list;
+	unsigned int n = 0;
+	LIST_HEAD(items);
+
+	list_splice_tail_init(&p->backlog, &items);
+	WRITE_ONCE(p->backlog_len, 0);
+	/* the items' contents, as in the drain (litmus/inbox-put-drain-mp) */
+	list = llist_reverse_order(llist_del_all(&p->inbox));
+	atomic_inc(&p->inbox_takes);
+	llist_for_each_entry_safe(item, tmp, list, lnode) {
+		list_add_tail(&item->node, &items);
+		atomic_dec(&p->inbox_len);
+		wsx_walk_point(++n);
+	}
+	/* against a thief's cmpxchg: litmus/runq-put-runnext-steal-once */
+	item = xchg(&p->runnext, NULL);
+	if (item)
+		list_add_tail(&item->node, &items);
+	while ((item = wsx_runq_pop(&p->runq)))
+		list_add_tail(&item->node, &items);
+	n = 0;
+	list_for_each_entry(item, &items, node) {
+		wsx_item_to_gq(item);
+		wsx_walk_point(++n);
+	}
+	if (n) {
+		wsx_gq_put_list(wsx_gq_of(p), &items, n);
+		wsx_wakep(p, NULL);
+	}
+}
+
+/*
+ * The global queues, once the Ps' nodes are known: one per node under
+ * steal_topology=numa with Ps on several nodes, else one.  No item can be
+ * queued yet: the Ms wait in their first stop for the online callbacks.
+ */
+int wsx_gq_init(void)
+{
+	unsigned int q;
+
+	wsx_sched.ngq = wsx_sched.steal_topology == WSX_TOPO_NUMA ?
+			wsx_sched.nnodes : 1;
+	wsx_sched.gq = kcalloc(wsx_sched.ngq, sizeof(*wsx_sched.gq),
+			       GFP_KERNEL);
+	if (!wsx_sched.gq)
+		return -ENOMEM;
+	for (q = 0; q < wsx_sched.ngq; q++) {
+		spin_lock_init(&wsx_sched.gq[q].lock);
+		INIT_LIST_HEAD(&wsx_sched.gq[q].items);
+	}
+	return 0;
+}
