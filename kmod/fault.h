@@ -44,7 +44,7 @@ enum wsx_fault_point {
 	 */
 	WSX_FAULT_PARK_STILL_SPINNING,
 	/* wsx_gq_get(), sleeping: a batch of two or more taken from a global
-	 * queue, not yet in the P's ring (nowhere a parker looks)
+	 * queue, not yet in the P's runq (nowhere a parker looks)
 	 */
 	WSX_FAULT_GLOBAL_BATCH_IN_TRANSIT,
 	/* wsx_rings_pickup_one(): between the walk and taking sq_lock */

@@ -39,11 +39,11 @@
  * the owner's alone: what it holds (a batch beyond the runq's room, with
  * the runq's 256 for thieves to take) waits for the owner's next
  * scheduling point.
- *
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
+#include <linux/export.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 
@@ -98,17 +98,6 @@ void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin)
 	trace_wsx_item_queue(item, p == WSX_NO_P ? -1 : (int)p);
 }
 
-/*
- * @item moves to the global queue from a P (spill, hotplug drain): it no
- * longer counts as queued on that P, so that running it elsewhere is not
- * taken for a steal.
- */
-void wsx_item_to_gq(struct wsx_item *item)
-{
-	item->queued_p = WSX_NO_P;
-	item->origin = WSX_ORIGIN_GLOBAL;
-}
-
 /* ---- the global queues --------------------------------------------------- */
 
 /* A P's global_tick checks look at another node's queue first every ... */
@@ -127,24 +116,6 @@ static struct wsx_gqueue *wsx_gq_of_node(unsigned int node)
 static struct wsx_gqueue *wsx_gq_of(const struct wsx_p *p)
 {
 	return wsx_gq_of_node(p->node);
-}
-
-/* The P of this CPU, or NULL (a CPU beyond nprocs, or offline at load). */
-struct wsx_p *wsx_p_here(void)
-{
-	return wsx_sched.cpu_p[raw_smp_processor_id()];
-}
-
-/*
- * The P a wakeup from here tries last (wsx_pidle_get()): this CPU's, when
- * the caller is a task but not an M (a submitter), as that P's M would wait
- * for this CPU while counted spinning, even if the wakeup then goes to
- * another node, where a woken M runs at once.  NULL from an M (it holds a
- * P, or blocks) and from a timer (this CPU is free when the softirq ends).
- */
-struct wsx_p *wsx_p_busy_here(void)
-{
-	return in_task() && !wsx_current_m() ? wsx_p_here() : NULL;
 }
 
 /*
@@ -183,17 +154,6 @@ void wsx_gq_put_near(struct wsx_p *here, struct list_head *items,
 		     unsigned int n)
 {
 	wsx_gq_put_list(wsx_gq_near(here), items, n);
-}
-
-/*
- * A preemption point every 1024 items of a walk a user can lengthen (an
- * inbox holds whatever submitters queued on one P), for an M (process
- * context, no lock held) on a kernel without full preemption.
- */
-void wsx_walk_point(unsigned int n)
-{
-	if (!(n % 1024))
-		cond_resched();
 }
 
 /* ---- the local run queue ------------------------------------------------- */
@@ -241,35 +201,6 @@ void wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next)
 	wsx_stat_inc(p, ring_puts);
 }
 
-/* Owner only: the next local item, and whether it inherits the tick. */
-struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
-{
-	struct wsx_item *item;
-
-	if (p->runnext_chain < WSX_RUNNEXT_CHAIN_MAX) {
-		/* against a thief's cmpxchg: litmus/runq-put-runnext-steal-once */
-		item = xchg(&p->runnext, NULL);
-		if (item) {
-			p->runnext_chain++;
-			*inherit = true;
-			wsx_stat_inc(p, runnext_hits);
-			return item;
-		}
-	}
-	p->runnext_chain = 0;
-	*inherit = false;
-	item = wsx_runq_pop(&p->runq);
-	if (item)
-		return item;
-	/* the chain bound skipped runnext, but nothing else is queued
-	 * (litmus/runq-put-runnext-steal-once, as above)
-	 */
-	item = xchg(&p->runnext, NULL);
-	if (item)
-		wsx_stat_inc(p, runnext_hits);
-	return item;
-}
-
 /*
  * Owner of @p, which has just put @n items in its runq: they were nowhere
  * a parker looks while they were in our hands (a global batch, an inbox),
@@ -285,12 +216,13 @@ static void wsx_runq_added(struct wsx_p *p, u32 n, u32 next)
 }
 
 /*
- * Owner only: move what was queued on @p from outside into its runq, in
- * order, through the backlog: no more than the runq has room for, so that
+ * __wsx_inbox_drain - wsx_inbox_drain()'s work, when there is some: move
+ * what was queued on @p from outside into its runq, in order, through the
+ * backlog: no more than the runq has room for, so that
  * a large batch queued on one P stays in its runq for thieves rather than
  * spilling to the global queue.
  */
-void wsx_inbox_drain(struct wsx_p *p)
+void __wsx_inbox_drain(struct wsx_p *p)
 {
 	struct wsx_item *item, *tmp;
 	struct llist_node *list;
@@ -391,7 +323,8 @@ struct wsx_item *wsx_gq_get_nearest(struct wsx_p *p)
  * Owner only, at a global_tick check: one item from @p's node's queue, but
  * every WSX_GQ_REMOTE_EVERY-th check first from another node's queue, the
  * other nodes in turn, so that an item on a node whose Ps are all busy (or
- * offline) does not wait for them: see "Finding work" for the bound.
+ * offline) does not wait for them: see sched.c, "Finding work", for
+ * the bound.
  */
 struct wsx_item *wsx_gq_tick_get(struct wsx_p *p)
 {
@@ -473,8 +406,9 @@ static void wsx_gq_queue(struct wsx_item *item, bool add)
 	list_add(&item->node, &one);
 	wsx_gq_put_near(here, &one, 1);
 	/*
-	 * Near the node's queue the item went to, from this CPU's P, which
-	 * a submitter's wakeup tries last.
+	 * After the full barrier of wsx_wakep(), the other half of the park's
+	 * recheck: near the node's queue the item went to, from this CPU's P,
+	 * which a submitter's wakeup tries last.
 	 */
 	wsx_wakep(here, wsx_p_busy_here());
 }

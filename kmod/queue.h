@@ -7,6 +7,9 @@
 #ifndef _WSX_QUEUE_H
 #define _WSX_QUEUE_H
 
+#include <linux/llist.h>
+#include <linux/sched.h>
+
 #include "sched.h"
 
 /* Module parameter latency_sample: one item in this many is timed. */
@@ -21,19 +24,80 @@ unsigned int wsx_gq_len_all(void);
 unsigned int wsx_p_depth(struct wsx_p *p);
 
 /* For the M loop (sched.c) and stealing (steal.c) */
-struct wsx_p *wsx_p_here(void);
-struct wsx_p *wsx_p_busy_here(void);
-void wsx_walk_point(unsigned int n);
 void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin);
-void wsx_item_to_gq(struct wsx_item *item);
 void wsx_gq_put_near(struct wsx_p *here, struct list_head *items,
 		     unsigned int n);
 void wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next);
-struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit);
-void wsx_inbox_drain(struct wsx_p *p);
 struct wsx_item *wsx_gq_get_nearest(struct wsx_p *p);
 struct wsx_item *wsx_gq_tick_get(struct wsx_p *p);
 void wsx_p_drain(struct wsx_p *p);
 int wsx_gq_init(void);
+void __wsx_inbox_drain(struct wsx_p *p);
+
+/*
+ * Inline: the M loop (sched.c) and stealing call these for every item, or
+ * every item of a walk.
+ */
+
+/*
+ * A preemption point every 1024 items of a walk a user can lengthen (an
+ * inbox holds whatever submitters queued on one P), for an M (process
+ * context, no lock held) on a kernel without full preemption.
+ */
+static inline void wsx_walk_point(unsigned int n)
+{
+	if (!(n % 1024))
+		cond_resched();
+}
+
+/*
+ * @item moves to the global queue from a P (spill, hotplug drain): it no
+ * longer counts as queued on that P, so that running it elsewhere is not
+ * taken for a steal.
+ */
+static inline void wsx_item_to_gq(struct wsx_item *item)
+{
+	item->queued_p = WSX_NO_P;
+	item->origin = WSX_ORIGIN_GLOBAL;
+}
+
+/* Owner only: the next local item, and whether it inherits the tick. */
+static inline struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
+{
+	struct wsx_item *item;
+
+	if (p->runnext_chain < WSX_RUNNEXT_CHAIN_MAX) {
+		/* against a thief's cmpxchg: litmus/runq-put-runnext-steal-once */
+		item = xchg(&p->runnext, NULL);
+		if (item) {
+			p->runnext_chain++;
+			*inherit = true;
+			wsx_stat_inc(p, runnext_hits);
+			return item;
+		}
+	}
+	p->runnext_chain = 0;
+	*inherit = false;
+	item = wsx_runq_pop(&p->runq);
+	if (item)
+		return item;
+	/* the chain bound skipped runnext, but nothing else is queued
+	 * (litmus/runq-put-runnext-steal-once, as above)
+	 */
+	item = xchg(&p->runnext, NULL);
+	if (item)
+		wsx_stat_inc(p, runnext_hits);
+	return item;
+}
+
+/*
+ * Owner only, at each schedule point: move what was queued on @p from
+ * outside into its runq (__wsx_inbox_drain()), when there is any.
+ */
+static inline void wsx_inbox_drain(struct wsx_p *p)
+{
+	if (!llist_empty(&p->inbox) || p->backlog_len)
+		__wsx_inbox_drain(p);
+}
 
 #endif /* _WSX_QUEUE_H */

@@ -45,26 +45,9 @@
  *  - a batch from the global queue: min(len, len / online Ps + 1, 128);
  *    with per-node queues, from the P's node's queue, and only when that
  *    is empty from the other nodes' queues, nearest first (node_near);
- *  - steal (wsx_steal_work): up to steal_tries (4) rounds over the other Ps,
- *    nearest first (topology.c, steal_topology=numa): the P's SMT siblings,
- *    then the Ps sharing its last-level cache, then its node, then the
- *    other nodes by distance - Vyukov's NUMA-aware design for Go, the
- *    workqueue's affinity scopes.  Inside each such group the order is
- *    random - a random start and a random stride coprime with the group's
- *    size, so each round visits every P of the group once and no two
- *    thieves march in step.  An idle P with an empty inbox is not tried:
- *    its runq and runnext are empty (as Go skips idle Ps).  A steal takes
- *    n - n/2 of the victim's runq (the oldest items, whose data is coldest)
- *    with one cmpxchg on its head, copying them straight into the thief's
- *    own runq.  Only the last round may take the victim's runnext, and only
- *    after a 3 us back-off when the victim is running an item, which would
- *    likely pick it up itself.  A round in which no victim showed anything
- *    (empty rings and inboxes, no lost cmpxchg, no runnext or due timers
- *    left for the last round) ends the search: another round would find
- *    the same, and an M that gives up too early is covered by the parking
- *    handshake below.  So an M looking for work tries each busy P at most
- *    once per round, and makes one round when there is nothing to steal
- *    (a busy P's runnext or delayed items keep it going to the last);
+ *  - steal (wsx_steal_work(), steal.c): up to steal_tries rounds over the
+ *    other Ps, nearest first; a round in which no victim showed anything
+ *    ends the search;
  *  - park, rechecking the queues once after announcing it (below).
  *
  * Spinning and parking
@@ -75,8 +58,9 @@
  * exceed it for a while), so idle CPUs do not all hammer the same victims.  An M
  * that finds work while spinning stops spinning and, if it was the last
  * spinning M, wakes another (wsx_wakep()) because more work may be queued.
- * Whoever queues work calls wsx_wakep() (wsx_wake_p() for an inbox,
- * whose barrier comes first): if no M is spinning and a P is idle, it claims
+ * Whoever queues work calls wsx_wakep() (after an inbox put, wsx_wake_p(),
+ * which first tries the P's own idle bit, then the same search after the
+ * same barrier): if no M is spinning and a P is idle, it claims
  * that P's idle bit - the idle P nearest the work: the P holding it, then
  * that P's victim order; for a global queue the search starts at the
  * queuing CPU's P; a submitter's own CPU's P is tried last, as its M
@@ -195,6 +179,18 @@ static void wsx_item_account_start(struct wsx_p *p, struct wsx_item *item,
 
 		WRITE_ONCE(*bucket, *bucket + 1);
 	}
+}
+
+/*
+ * The P a wakeup from here tries last (wsx_pidle_get()): this CPU's, when
+ * the caller is a task but not an M (a submitter), as that P's M would wait
+ * for this CPU while counted spinning, even if the wakeup then goes to
+ * another node, where a woken M runs at once.  NULL from an M (it holds a
+ * P, or blocks) and from a timer (this CPU is free when the softirq ends).
+ */
+struct wsx_p *wsx_p_busy_here(void)
+{
+	return in_task() && !wsx_current_m() ? wsx_p_here() : NULL;
 }
 
 /* ---- waking Ms ----------------------------------------------------- */
@@ -353,7 +349,10 @@ static void __wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
  * @near:	the P nearest the work, where the search starts
  * @last:	a P to try only after every other, or NULL
  *
- * As for wsx_pidle_get(), which picks the P.
+ * Call it once the work is where others look.  Its full barrier pairs
+ * with wsx_m_park()'s (the lost-wakeup handshake, "Spinning and parking"):
+ * either this sees the parker's P idle or the parker sees the work.  @near
+ * and @last as for wsx_pidle_get(), which picks the P.
  */
 void wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
 {
@@ -743,7 +742,7 @@ struct wsx_m *wsx_current_m(void)
 	return kthread_data(current);
 }
 
-/* ---- queueing: the exported API --------------------------------------- */
+/* ---- the Ps, for the other files; the counters' reset ----------------- */
 
 /**
  * wsx_nr_procs - number of Ps (fixed while the module is loaded)

@@ -269,13 +269,14 @@ struct wsx_sched {
 
 extern struct wsx_sched wsx_sched;
 
-/* sched.c, for queue.c, steal.c, handoff.c, monitor.c and timers.c */
+/* sched.c, for queue.c and handoff.c */
 int wsx_m_main(void *arg);
 struct wsx_m *wsx_current_m(void);
 bool wsx_pidle_claim(struct wsx_p *p);
 struct wsx_p *wsx_pidle_get(const struct wsx_p *near,
 			    const struct wsx_p *last);
 void wsx_m_wake(struct wsx_m *m, bool spinning);
+struct wsx_p *wsx_p_busy_here(void);
 void wsx_wakep(const struct wsx_p *near, const struct wsx_p *last);
 void wsx_wake_p(struct wsx_p *p);
 
@@ -302,5 +303,11 @@ DECLARE_STATIC_KEY_TRUE(wsx_stats_on);
 		}							\
 	} while (0)
 #define wsx_stat_inc(p, field)	wsx_stat_add(p, field, 1)
+
+/* The P of this CPU, or NULL (a CPU beyond nprocs, or offline at load). */
+static inline struct wsx_p *wsx_p_here(void)
+{
+	return wsx_sched.cpu_p[raw_smp_processor_id()];
+}
 
 #endif /* _WSX_SCHED_H */

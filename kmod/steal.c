@@ -31,8 +31,6 @@
  * there is nothing to steal (a busy P's runnext or delayed items keep it
  * going to the last).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/delay.h>
 #include <linux/rcupdate.h>
 

@@ -187,7 +187,7 @@ static enum hrtimer_restart wsx_timers_fire(struct hrtimer *hrt)
 int wsx_queue_after(struct wsx_item *item, enum wsx_where where,
 		    unsigned int p, u64 delay_ns)
 {
-	struct wsx_p *local = wsx_sched.cpu_p[raw_smp_processor_id()];
+	struct wsx_p *local = wsx_p_here();
 	struct wsx_p *heap;
 	unsigned long flags;
 

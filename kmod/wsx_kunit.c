@@ -83,7 +83,7 @@ static void runq_fifo_full_empty(struct kunit *test)
  * snapshot (head, one get and one put, tail: tail - head = 257) is full,
  * not empty: the parking M's recheck asks wsx_runq_empty().
  */
-static void runq_len_churning_full_ring(struct kunit *test)
+static void runq_len_churning_full_runq(struct kunit *test)
 {
 	struct wsx_runq *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	unsigned long i;
@@ -235,7 +235,7 @@ struct race {
 	struct wsx_runq *victim;
 	struct wsx_item *runnext;	/* the owner xchg's, thieves cmpxchg */
 	atomic_t *taken;		/* per id */
-	atomic_t ring_stolen;		/* ids the thieves took from the runq */
+	atomic_t runq_stolen;		/* ids the thieves took from the runq */
 	atomic_t runnext_stolen;	/* and from runnext */
 	atomic_t done;
 	struct completion finished;
@@ -263,7 +263,7 @@ static int race_thief(void *arg)
 		preempt_enable();
 		for (i = 0; i < n; i++)
 			race_take(r, mine->slots[i]);
-		atomic_add(n, &r->ring_stolen);
+		atomic_add(n, &r->runq_stolen);
 		next = READ_ONCE(r->runnext);
 		if (next && cmpxchg(&r->runnext, next, NULL) == next) {
 			race_take(r, next);
@@ -343,14 +343,14 @@ static void runq_and_runnext_race(struct kunit *test)
 	for (round = 1; round <= RACE_ROUNDS; round++) {
 		KUNIT_EXPECT_EQ(test, race_round(test, r),
 				(unsigned long)RACE_ITEMS);
-		if (atomic_read(&r->ring_stolen) &&
+		if (atomic_read(&r->runq_stolen) &&
 		    atomic_read(&r->runnext_stolen))
 			break;
 	}
 	kunit_info(test, "%d rounds: thieves took %d ids from the runq, %d from runnext\n",
-		   min(round, RACE_ROUNDS), atomic_read(&r->ring_stolen),
+		   min(round, RACE_ROUNDS), atomic_read(&r->runq_stolen),
 		   atomic_read(&r->runnext_stolen));
-	KUNIT_EXPECT_GT(test, atomic_read(&r->ring_stolen), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&r->runq_stolen), 0);
 	KUNIT_EXPECT_GT(test, atomic_read(&r->runnext_stolen), 0);
 }
 
@@ -626,7 +626,7 @@ static void bounds_spawn_nodes(struct kunit *test)
 
 static struct kunit_case wsx_kunit_cases[] = {
 	KUNIT_CASE(runq_fifo_full_empty),
-	KUNIT_CASE(runq_len_churning_full_ring),
+	KUNIT_CASE(runq_len_churning_full_runq),
 	KUNIT_CASE(runq_wraps_32_bit_indices),
 	KUNIT_CASE(runq_take_half_only_when_full),
 	KUNIT_CASE(runq_grab_amounts),

@@ -8,7 +8,7 @@
  *                        that pos, pos + c, pos + 2c ... (mod n) visits each
  *                        of the n Ps exactly once
  *   wsx_order_next()     one step of that walk
- *   wsx_gq_batch()   how many items a P takes from the global queue:
+ *   wsx_gq_batch()       how many items a P takes from the global queue:
  *                        min(len, len / online + 1, WSX_RUNQ_SIZE / 2, max)
  */
 #ifndef _WSX_ORDER_H

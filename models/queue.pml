@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * queue.pml - queueing, stealing, spinning, parking and waking (sched.c):
+ * queue.pml - queueing, stealing, spinning, parking and waking (queue.c,
+ * steal.c, sched.c):
  * the lost-wakeup handshake ("Spinning and parking" in sched.c's design
  * comment; wsx_wakep() against wsx_m_park()) with the inbox and fix F7.
  *
@@ -9,27 +10,27 @@
  * NP Ps, each held for good by its own M (process M(i) holds P i: blocking
  * sections are handoff.pml's), all online (hotplug is hotplug.pml's), and a
  * submitter process queueing from outside.  Per P:
- *   rq[p]     runnext and the ring together: what the owner takes one item
+ *   rq[p]     runnext and the runq together: what the owner takes one item
  *             at a time and thieves take n - n/2 of in one atomic step
  *             (wsx_runq.h's protocol is taken as proved: an item is taken
  *             once, a grab is atomic at its cmpxchg on head);
  *   inbox[p]  the llist that items queued from outside go to; the owner
  *             empties it at each schedule point and (F7 (ii)) so may a thief;
  *   bl[p]     the owner's private backlog: what it took from its inbox
- *             beyond its ring's room (RQMAX, a ring of that many slots for
+ *             beyond its runq's room (RQMAX, a runq of that many slots for
  *             the inbox's items, runnext counted in; spawns and global
  *             batches are put as if it had room, their spill being not
- *             modelled), moved into the ring at each schedule point as far
+ *             modelled), moved into the runq at each schedule point as far
  *             as it has room (asserted).  Thieves never see it: an item
  *             there waits for the P's next schedule point, the rest of one
  *             item's run, by design, so the invariant counts it as queued
  *             only while its owner sleeps;
  *   pidle[p]  the P's idle bit; with npidle, nmspinning and each M's woken
  *             and wake_spinning, the wakeup protocol.  Set by the parking
- *             holder after it found its ring and runnext empty, cleared by
+ *             holder after it found its runq and runnext empty, cleared by
  *             a waker or by the holder taking its P back.  A thief skips a
  *             victim whose bit is set and whose inbox is empty
- *             (wsx_steal_group()), and asserts there that its ring and
+ *             (wsx_steal_group()), and asserts there that its runq and
  *             runnext are empty.
  * glen[q] is global queue q: one (NODES 1, steal_topology flat or cache,
  * or one node), or one per NUMA node (NODES 2, steal_topology=numa): P p
@@ -56,7 +57,7 @@
  *  - no lost wakeup (invariant SAFE, process watch): never a state where
  *    every M runs an item or sleeps with nobody about to wake it, the
  *    submitter is not inside a call, some M sleeps (its P idle) and an item
- *    is queued where that M could take it (global queue, any ring, runnext
+ *    is queued where that M could take it (global queue, any runq, runnext
  *    or inbox).  Such a state lasts as long as the running items do; with
  *    every M asleep it is "work queued and every M sleeps", for good.
  *  - no item lost or run twice: ran <= created and nothing is queued in a
@@ -71,31 +72,31 @@
  *   BUG_F7    finding 7: inboxes are the owner's only, and a submitter that
  *             cannot claim the P's idle bit wakes nobody.
  *   BUG_F7III F7 without (iii): a parker does not look at other Ps' inboxes.
- *   BUG_F4    finding 4: the parker's look at a ring may read a non-empty
- *             ring as empty (wsx_runq_len() of a churning full ring; here
+ *   BUG_F4    finding 4: the parker's look at a runq may read a non-empty
+ *             runq as empty (wsx_runq_len() of a churning full runq; here
  *             at any length).
  *   BUG_N1    wsx_work_visible(): a parker that was not spinning looks only at
  *             the global queue and its own inbox.
- *   BUG_N2    wsx_inbox_drain() and wsx_gq_get_nearest(): the owner puts items in its ring
- *             from its inbox or a global batch and wakes nobody (the inbox
+ *   BUG_N2    wsx_inbox_drain() and wsx_gq_get(): the owner puts items in
+ *             its runq from its inbox or a global batch and wakes nobody (the inbox
  *             only for n > 1).
  *   BUG_BACKLOG  wsx_inbox_drain(): the owner moves its backlog into its
- *             ring at a schedule point where its inbox was empty and wakes
+ *             runq at a schedule point where its inbox was empty and wakes
  *             nobody (a wakeup only for what the inbox brought): the
  *             items, hidden while it ran the last one, stay hidden from
  *             the idle Ps for as long as it runs the next (-DRQMAX=2
  *             -DNSUB=4).
  *   BUG_REFILL1  wsx_inbox_drain() moves one backlog item per schedule
- *             point, not as many as the ring has room for: a backlog
- *             beside a ring with room (the assertion in the drain step).
+ *             point, not as many as the runq has room for: a backlog
+ *             beside a runq with room (the assertion in the drain step).
  *   BUG_PARKBL   wsx_work_visible(): the parker does not look at its own
  *             backlog, and sleeps on it.
  *   BUG_N3    wsx_m_park(): a parker that saw work but whose idle bit a
  *             waker claimed first sleeps without handing the search on.
  *   BUG_N4    wsx_wakep() reserves nmspinning before it
  *             has found an idle P.
- *   BUG_SKIP  the parker's recheck takes its own inbox into its ring before
- *             it takes its idle bit back: the ring fills while the bit is
+ *   BUG_SKIP  the parker's recheck takes its own inbox into its runq before
+ *             it takes its idle bit back: the runq fills while the bit is
  *             set, and a thief skips a P with items (the assertion in
  *             try_victim()).
  *   BUG_G1    per-node global queues (NODES 2) whose parker rechecks only
@@ -112,12 +113,10 @@
  *
  * Sizes: NP Ps (= Ms, 2 or 3), NSUB items queued by the submitter, NSPAWN
  * items spawned, NAWAKE Ms looking for work at the start (the others start
- * parked, their P idle), NODES global queues (1 or 2), RQMAX the ring's
+ * parked, their P idle), NODES global queues (1 or 2), RQMAX the runq's
  * room for the inbox's items (default 255: no backlog).  The defaults (2, 2,
  * 1, 1, 1) take 4.2 million states (3.2 million while pidle_get() took the
  * lowest-numbered idle P: every order of its tries costs the rest).
- *
- * Line numbers are kmod/sched.c's as of f7ca79a unless named otherwise.
  */
 
 #ifndef NP
@@ -136,7 +135,7 @@
 #define NODES	1
 #endif
 #ifndef RQMAX
-#define RQMAX	255	/* the ring's room for the inbox's items: no backlog */
+#define RQMAX	255	/* the runq's room for the inbox's items: no backlog */
 #endif
 #if NODES < 1 || NODES > 2
 #error NODES must be 1 or 2
@@ -152,7 +151,7 @@
 #define RUN	1	/* inside an item, not calling wsx */
 #define SLEEP	2	/* in wait_event_idle() */
 
-byte rq[NP];		/* p->runnext + p->ring */
+byte rq[NP];		/* p->runnext + p->runq */
 byte inbox[NP];		/* p->inbox */
 byte bl[NP];		/* p->backlog_len */
 byte glen[NODES];	/* the global queues' len */
@@ -297,7 +296,7 @@ inline wake_p(p, got, id)
 }
 
 /*
- * wsx_work_visible(): every P's ring and runnext, and with F7 (iii)
+ * wsx_work_visible(): every P's runq and runnext, and with F7 (iii)
  * every other P's inbox; @far: something was seen.
  */
 inline scan_all(id, far)
@@ -345,7 +344,7 @@ inline steal_ring(v)
 }
 
 /*
- * F7 (ii): the ring gave nothing: llist_del_all() of the victim's inbox,
+ * F7 (ii): the runq gave nothing: llist_del_all() of the victim's inbox,
  * keep k = n - n/2, give the rest back the way a submitter does.
  */
 inline steal_inbox(v)
@@ -371,7 +370,7 @@ inline steal_inbox(v)
  * wsx_steal_group()'s look at one victim: an idle P (test_bit() of its bit
  * in wsx_sched.pidle) whose inbox is empty (llist_empty(), a step of its
  * own) is skipped, not tried; otherwise wsx_runq_steal(), then F7 (ii).
- * The skip relies on the rule that an idle P's ring and runnext are empty:
+ * The skip relies on the rule that an idle P's runq and runnext are empty:
  * only its holder fills them, and it sets its idle bit (wsx_m_idle_p())
  * only after finding both empty; a waker or the holder clears the bit
  * before the holder fills them again.  The assertion checks the rule at
@@ -441,7 +440,7 @@ top:	/* wsx_find_runnable(), one turn of its loop */
 
 	/*
 	 * wsx_inbox_drain(): llist_del_all() into the backlog, then from the
-	 * backlog as far as the ring has room (one step: the backlog is the
+	 * backlog as far as the runq has room (one step: the backlog is the
 	 * owner's alone, so nobody sees a state between the two)
 	 */
 	atomic {
@@ -468,7 +467,7 @@ top:	/* wsx_find_runnable(), one turn of its loop */
 #endif
 		bl[me] = bl[me] - n;
 		/*
-		 * a backlog only behind a full ring: what bounds its wait to
+		 * a backlog only behind a full runq: what bounds its wait to
 		 * one run, with the wakeup below
 		 */
 		assert(bl[me] == 0 || rq[me] + n >= RQMAX)
@@ -483,7 +482,7 @@ top:	/* wsx_find_runnable(), one turn of its loop */
 		fi
 #else
 		/*
-		 * fix N2: wake whenever the ring and runnext hold more than
+		 * fix N2: wake whenever the runq and runnext hold more than
 		 * the one item this M runs next (wsx_runq_added()); the
 		 * inbox's n > 1 misses one item put behind a runnext item,
 		 * which a parker looking for work did not see while it was
@@ -505,14 +504,14 @@ top:	/* wsx_find_runnable(), one turn of its loop */
 	w = 0;
 #endif
 
-	/* wsx_runq_get(): runnext, then the ring's head */
+	/* wsx_runq_get(): runnext, then the runq's head */
 gget:
 	if
 	:: atomic { rq[me] > 0 -> rq[me]-- }
 		goto execute
 	/*
-	 * wsx_gq_get_nearest(p, 0) (the global_tick pick in wsx_find_runnable() only
-	 * changes the order).  Only the owner adds to rq[me]: still 0 here.
+	 * wsx_gq_get_nearest(), through wsx_gq_get(p, gq, 0) (the global_tick
+	 * pick in wsx_find_runnable() only changes the order).  Only the owner adds to rq[me]: still 0 here.
 	 * With NODES 2: its own node's queue, then the other's (each under
 	 * its own lock), which is node_near's order.
 	 */
@@ -526,7 +525,7 @@ gget:
 		q = NODE(me);
 		g = 0
 	   }
-		/* wsx_gq_get_nearest(): run the first, the rest to the ring */
+		/* wsx_gq_get_nearest(): run the first, the rest to the runq */
 		if
 		:: n > 1 ->
 			atomic { rq[me] = rq[me] + n - 1; n = 0 }
@@ -606,9 +605,9 @@ park:	/* wsx_m_park() */
 		if
 #ifdef BUG_SKIP
 		/*
-		 * the holder takes its inbox into its ring while its idle bit
+		 * the holder takes its inbox into its runq while its idle bit
 		 * is still set, before it takes the bit back: a thief reading
-		 * the bit skips a P whose ring holds items
+		 * the bit skips a P whose runq holds items
 		 */
 		:: atomic { inbox[me] > 0 -> rq[me] = rq[me] + inbox[me];
 			    inbox[me] = 0; ok = true }
