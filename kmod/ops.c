@@ -21,6 +21,8 @@
  * closing it skips the work and spawns nothing, so cancelled trees drain
  * quickly.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/crc32.h>
 #include <linux/delay.h>
 #include <linux/highmem.h>
@@ -47,13 +49,29 @@ struct wsx_crc_buf {
 	u64 chunk;
 };
 
+/*
+ * An op, as the op table below describes it: everything the rest of the
+ * module knows of one is here, and asks through ops.h (no other file names
+ * an op).  Every entry is complete (wsx_ops_init() checks, at load).
+ */
 struct wsx_op_type {
+	const char *name;	/* lower case, for messages */
+	unsigned int flags;	/* WSX_OPF_* */
 	/* validate the request's arguments: 0, -EINVAL or -E2BIG */
 	int (*check)(const struct wsx_req *req);
 	/* set up the root node; may fail (-EFAULT, -ENOMEM) */
 	int (*start)(struct wsx_node *root, const struct wsx_req *req);
 	wsx_fn_t fn;
 };
+
+/*
+ * Its start runs in the submitter's context: it pins the submitter's
+ * memory, as long as the submitter's page faults take, so an M (which may
+ * not wait on a user) never starts it (rings.c, pick-up).
+ */
+#define WSX_OPF_SUBMITTER	BIT(0)
+/* Its record's result is the number of nodes the job ran, not a value. */
+#define WSX_OPF_RESULT_NODES	BIT(1)
 
 static struct kmem_cache *wsx_node_cache;
 
@@ -518,14 +536,52 @@ static void wsx_crc_fn(struct wsx_item *item)
 
 /* ---- the table -------------------------------------------------------- */
 
-static const struct wsx_op_type wsx_op_types[] = {
-	[WSX_OP_NOP]	= { wsx_nop_check, wsx_single_start, wsx_nop_fn },
-	[WSX_OP_SPIN]	= { wsx_spin_check, wsx_single_start, wsx_spin_fn },
-	[WSX_OP_SLEEP]	= { wsx_sleep_check, wsx_single_start, wsx_sleep_fn },
-	[WSX_OP_SPAWN]	= { wsx_spawn_check, wsx_spawn_start, wsx_spawn_fn },
-	[WSX_OP_FIB]	= { wsx_fib_check, wsx_fib_start, wsx_fib_fn },
-	[WSX_OP_CRC32C]	= { wsx_crc_check, wsx_crc_start, wsx_crc_fn },
+static const struct wsx_op_type wsx_op_types[WSX_OP_LAST] = {
+	[WSX_OP_NOP] = {
+		.name	= "nop",
+		.check	= wsx_nop_check,
+		.start	= wsx_single_start,
+		.fn	= wsx_nop_fn,
+	},
+	[WSX_OP_SPIN] = {
+		.name	= "spin",
+		.check	= wsx_spin_check,
+		.start	= wsx_single_start,
+		.fn	= wsx_spin_fn,
+	},
+	[WSX_OP_SLEEP] = {
+		.name	= "sleep",
+		.check	= wsx_sleep_check,
+		.start	= wsx_single_start,
+		.fn	= wsx_sleep_fn,
+	},
+	[WSX_OP_SPAWN] = {
+		.name	= "spawn",
+		.flags	= WSX_OPF_RESULT_NODES,
+		.check	= wsx_spawn_check,
+		.start	= wsx_spawn_start,
+		.fn	= wsx_spawn_fn,
+	},
+	[WSX_OP_FIB] = {
+		.name	= "fib",
+		.check	= wsx_fib_check,
+		.start	= wsx_fib_start,
+		.fn	= wsx_fib_fn,
+	},
+	[WSX_OP_CRC32C] = {
+		.name	= "crc32c",
+		.flags	= WSX_OPF_SUBMITTER,
+		.check	= wsx_crc_check,
+		.start	= wsx_crc_start,
+		.fn	= wsx_crc_fn,
+	},
 };
+
+/* The entry of @op, which may be any value a user passed, or NULL. */
+static const struct wsx_op_type *wsx_op_type(unsigned int op)
+{
+	return op < ARRAY_SIZE(wsx_op_types) ? &wsx_op_types[op] : NULL;
+}
 
 /**
  * wsx_op_check - validate the op and arguments of a request
@@ -536,9 +592,21 @@ static const struct wsx_op_type wsx_op_types[] = {
  */
 int wsx_op_check(const struct wsx_req *req)
 {
-	if (req->op >= ARRAY_SIZE(wsx_op_types))
-		return -EINVAL;
-	return wsx_op_types[req->op].check(req);
+	const struct wsx_op_type *type = wsx_op_type(req->op);
+
+	return type ? type->check(req) : -EINVAL;
+}
+
+/**
+ * wsx_op_needs_submitter - must the request's root start in the submitter's
+ * context (it pins the submitter's memory)?  So an M never starts it.
+ * @op:	the request's op, checked or not (an unknown op: false)
+ */
+bool wsx_op_needs_submitter(unsigned int op)
+{
+	const struct wsx_op_type *type = wsx_op_type(op);
+
+	return type && (type->flags & WSX_OPF_SUBMITTER);
 }
 
 /**
@@ -592,15 +660,40 @@ int wsx_op_init(struct wsx_node *root, const struct wsx_req *req,
  * @op:		its enum wsx_op
  * @job:	the job
  *
- * Return: the number of nodes for SPAWN, else what the op stored.
+ * Return: the number of nodes the job ran for an op whose result that is
+ * (SPAWN), else what the op stored.
  */
 u64 wsx_op_result(unsigned int op, const struct wsx_job *job)
 {
-	return op == WSX_OP_SPAWN ? wsx_job_nodes(job) : job->result;
+	const struct wsx_op_type *type = wsx_op_type(op);
+
+	return type && (type->flags & WSX_OPF_RESULT_NODES) ?
+	       wsx_job_nodes(job) : job->result;
+}
+
+/* A new op added to enum wsx_op without an entry fails the load, loudly. */
+static int wsx_op_types_check(void)
+{
+	unsigned int op;
+
+	for (op = 0; op < ARRAY_SIZE(wsx_op_types); op++) {
+		const struct wsx_op_type *t = &wsx_op_types[op];
+
+		if (!t->name || !t->check || !t->start || !t->fn) {
+			pr_err("op %u (%s) has no complete entry in the op table\n",
+			       op, t->name ?: "unnamed");
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 int wsx_ops_init(void)
 {
+	int ret = wsx_op_types_check();
+
+	if (ret)
+		return ret;
 	wsx_node_cache = KMEM_CACHE(wsx_node, 0);
 	return wsx_node_cache ? 0 : -ENOMEM;
 }

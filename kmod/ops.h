@@ -55,6 +55,7 @@ struct wsx_node {
 extern u64 wsx_max_item_ns;
 
 int wsx_op_check(const struct wsx_req *req);
+bool wsx_op_needs_submitter(unsigned int op);
 struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job);
 int wsx_op_init(struct wsx_node *root, const struct wsx_req *req,
 		struct wsx_job *job);

@@ -555,7 +555,7 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
 		/* the one read of the entry */
 		memcpy(&req, &r->sqes[r->sq_head_k & (r->sq_entries - 1)],
 		       sizeof(req));
-		if (by == WSX_BY_M && req.op == WSX_OP_CRC32C) {
+		if (by == WSX_BY_M && wsx_op_needs_submitter(req.op)) {
 			/* forgotten: ENTER reads the entry afresh */
 			*error = -EAGAIN;
 			break;

@@ -98,6 +98,8 @@ enum wsx_op {
 	WSX_OP_SPAWN	= 3,
 	WSX_OP_FIB	= 4,
 	WSX_OP_CRC32C	= 5,
+
+	WSX_OP_LAST,	/* not an op: the number of ops, which a new op grows */
 };
 
 #define WSX_FIB_MAX		30
