@@ -13,6 +13,7 @@
 #include <sys/time.h>
 
 #include "../kselftest_harness.h"
+#include "wsx_op_expect.h"
 #include "wsx_test.h"
 
 #define NSEC_PER_MSEC	1000000LL
@@ -108,7 +109,7 @@ static int bad_cases(struct bad_case *c, int nprocs, __u64 max_ns)
 		add_bad(c, &n, what, r, err);				\
 	} while (0)
 	/* the request itself */
-	BAD("unknown op 6", r.op = 6, -EINVAL);
+	BAD("unknown op WSX_OP_LAST", r.op = WSX_OP_LAST, -EINVAL);
 	BAD("unknown op 0xffffffff", r.op = 0xffffffff, -EINVAL);
 	BAD("flags 1", r.flags = 1, -EINVAL);
 	BAD("flags 0x8000", r.flags = 0x8000, -EINVAL);
@@ -148,12 +149,16 @@ static int bad_cases(struct bad_case *c, int nprocs, __u64 max_ns)
 	    (r.op = WSX_OP_SPAWN, r.args[0] = 65, r.args[1] = 1), -EINVAL);
 	BAD("SPAWN fanout ~0", (r.op = WSX_OP_SPAWN, r.args[0] = ~0ULL),
 	    -EINVAL);
+	/* a level deeper than the deepest trees taken (the limit cases) */
 	BAD("SPAWN 2^23-1 nodes (2, 22)",
-	    (r.op = WSX_OP_SPAWN, r.args[0] = 2, r.args[1] = 22), -E2BIG);
+	    (r.op = WSX_OP_SPAWN, r.args[0] = 2,
+	     r.args[1] = wsx_expect_spawn_max_depth(2) + 1), -E2BIG);
 	BAD("SPAWN 2^22+1 nodes (1, 2^22)",
-	    (r.op = WSX_OP_SPAWN, r.args[0] = 1, r.args[1] = 1 << 22), -E2BIG);
+	    (r.op = WSX_OP_SPAWN, r.args[0] = 1,
+	     r.args[1] = wsx_expect_spawn_max_depth(1) + 1), -E2BIG);
 	BAD("SPAWN (64, 4)",
-	    (r.op = WSX_OP_SPAWN, r.args[0] = 64, r.args[1] = 4), -E2BIG);
+	    (r.op = WSX_OP_SPAWN, r.args[0] = 64,
+	     r.args[1] = wsx_expect_spawn_max_depth(64) + 1), -E2BIG);
 	BAD("SPAWN depth ~0",
 	    (r.op = WSX_OP_SPAWN, r.args[0] = 1, r.args[1] = ~0ULL), -E2BIG);
 	BAD("SPAWN depth 2^32",
@@ -312,6 +317,23 @@ struct expect {
 };
 
 /*
+ * Adds @req, as request @n, to @reqs and its record to @exp: the nodes
+ * and result wsx_op_expect.h predicts; a CRC32C's result is the check
+ * value, as the CRC32C requests here all sum crc_check_str.
+ */
+static void add_good(struct wsx_req *reqs, struct expect *exp, int *n,
+		     struct wsx_req req)
+{
+	struct wsx_expect_rec e = wsx_expect_record(&req);
+
+	req.user_data = *n;
+	reqs[*n] = req;
+	exp[*n] = (struct expect){ e.result_known ? e.result : 0xe3069283,
+				   e.nodes };
+	(*n)++;
+}
+
+/*
  * Every op on every placement, each record checked field by field (the
  * records buffer is filled with 0xff first so that unset fields show).
  */
@@ -322,6 +344,16 @@ TEST_F(abi, every_op_on_every_place)
 	struct expect exp[7 * 66];
 	unsigned char seen[7 * 66] = { 0 };
 	const __u64 crc = (uintptr_t)crc_check_str;
+	/* each op on each place, the last one delayed */
+	const struct wsx_req each[7] = {
+		wsx_test_req(WSX_OP_NOP, 0, 0, 0, 0, 0, 0),
+		wsx_test_req(WSX_OP_SPIN, 0, 0, 0, 100000, 0, 0),
+		wsx_test_req(WSX_OP_SLEEP, 0, 0, 0, 1000, 0, 0),
+		wsx_test_req(WSX_OP_SPAWN, 0, 0, 0, 3, 2, 1000),
+		wsx_test_req(WSX_OP_FIB, 0, 0, 0, 10, 0, 0),
+		wsx_test_req(WSX_OP_CRC32C, 0, 0, 0, crc, 9, 0),
+		wsx_test_req(WSX_OP_FIB, 0, 0, 0, 7, 0, 0),
+	};
 	__u64 t0 = wsx_test_now_ns();
 	struct wsx_submit sub;
 	struct wsx_wait w;
@@ -331,29 +363,16 @@ TEST_F(abi, every_op_on_every_place)
 	if (places > 66)
 		places = 66;
 	for (int pl = 0; pl < places; pl++) {
-		__u16 place = pl == 0 ? WSX_PLACE_LOCAL :
-			      pl == 1 ? WSX_PLACE_GLOBAL : WSX_PLACE_P;
-		__u32 target = pl < 2 ? 0 : pl - 2;
+		for (int k = 0; k < 7; k++) {
+			struct wsx_req req = each[k];
 
-		reqs[n] = wsx_test_req(WSX_OP_NOP, n, place, target, 0, 0, 0);
-		exp[n++] = (struct expect){ 0, 1 };
-		reqs[n] = wsx_test_req(WSX_OP_SPIN, n, place, target,
-				       100000, 0, 0);
-		exp[n++] = (struct expect){ 0, 1 };
-		reqs[n] = wsx_test_req(WSX_OP_SLEEP, n, place, target,
-				       1000, 0, 0);
-		exp[n++] = (struct expect){ 0, 1 };
-		reqs[n] = wsx_test_req(WSX_OP_SPAWN, n, place, target,
-				       3, 2, 1000);
-		exp[n++] = (struct expect){ 13, 13 };
-		reqs[n] = wsx_test_req(WSX_OP_FIB, n, place, target, 10, 0, 0);
-		exp[n++] = (struct expect){ 55, 177 };
-		reqs[n] = wsx_test_req(WSX_OP_CRC32C, n, place, target,
-				       crc, 9, 0);
-		exp[n++] = (struct expect){ 0xe3069283, 1 };
-		reqs[n] = wsx_test_req(WSX_OP_FIB, n, place, target, 7, 0, 0);
-		reqs[n].delay_ns = 20 * NSEC_PER_MSEC + pl * 1000;
-		exp[n++] = (struct expect){ 13, 41 };
+			req.place = pl == 0 ? WSX_PLACE_LOCAL :
+				    pl == 1 ? WSX_PLACE_GLOBAL : WSX_PLACE_P;
+			req.target = pl < 2 ? 0 : pl - 2;
+			if (k == 6)
+				req.delay_ns = 20 * NSEC_PER_MSEC + pl * 1000;
+			add_good(reqs, exp, &n, req);
+		}
 	}
 	memset(&sub, 0xff, sizeof(sub));	/* queued, error: ignored */
 	memset(sub.reserved, 0, sizeof(sub.reserved));
@@ -530,9 +549,13 @@ TEST_F_TIMEOUT(abi, submit_limits_are_accepted, 120)
 	struct wsx_req ok[] = {
 		wsx_test_req(WSX_OP_SPIN, 1, 0, 0, self->max_ns, 0, 0),
 		wsx_test_req(WSX_OP_SLEEP, 2, 0, 0, WSX_SLEEP_MAX_US, 0, 0),
-		wsx_test_req(WSX_OP_SPAWN, 3, 0, 0, 2, 21, 0),
-		wsx_test_req(WSX_OP_SPAWN, 4, 0, 0, 1, (1 << 22) - 1, 0),
-		wsx_test_req(WSX_OP_SPAWN, 5, 0, 0, 64, 3, 0),
+		/* the deepest trees taken: (2, 21), (1, 2^22 - 1), (64, 3) */
+		wsx_test_req(WSX_OP_SPAWN, 3, 0, 0, 2,
+			     wsx_expect_spawn_max_depth(2), 0),
+		wsx_test_req(WSX_OP_SPAWN, 4, 0, 0, 1,
+			     wsx_expect_spawn_max_depth(1), 0),
+		wsx_test_req(WSX_OP_SPAWN, 5, 0, 0, 64,
+			     wsx_expect_spawn_max_depth(64), 0),
 		wsx_test_req(WSX_OP_SPAWN, 6, 0, 0, 64, 0, self->max_ns),
 		wsx_test_req(WSX_OP_FIB, 7, 0, 0, WSX_FIB_MAX, 0, 0),
 		wsx_test_req(WSX_OP_CRC32C, 8, 0, 0, crc, 9, 4096),

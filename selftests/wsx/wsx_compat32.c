@@ -10,6 +10,7 @@
  */
 #include "../kselftest.h"
 #include "crc32c_ref.h"
+#include "wsx_op_expect.h"
 #include "wsx_rings.h"
 
 _Static_assert(sizeof(struct wsx_req) == 64, "wsx_req");
@@ -42,7 +43,7 @@ static bool rings_work(int fd)
 			res[rec->user_data] = rec->result;
 	}
 	wsx_tring_unmap(&t);
-	return ok && res[0] == 0 && res[1] == 6765;
+	return ok && res[0] == 0 && res[1] == wsx_expect_fib(20);
 }
 
 int main(void)
@@ -74,7 +75,7 @@ int main(void)
 	for (int i = 0; i < 3; i++)
 		got[i] = !recs[i].status;
 	ksft_test_result(got[0] && got[1] && got[2] &&
-			 recs[1].result == 6765 &&
+			 recs[1].result == wsx_expect_fib(20) &&
 			 recs[2].result == crc32c_ref(0, buf + 1, sizeof(buf) - 1),
 			 "results: fib(20) %llu, CRC32C %08llx\n",
 			 (unsigned long long)recs[1].result,

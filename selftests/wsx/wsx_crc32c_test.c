@@ -15,6 +15,7 @@
 
 #include "../kselftest_harness.h"
 #include "crc32c_ref.h"
+#include "wsx_op_expect.h"
 #include "wsx_test.h"
 
 #define NSEC_PER_MSEC	1000000LL
@@ -86,14 +87,6 @@ static long crc_run(int fd, struct wsx_req req, struct wsx_completion *rec)
 		return ret;
 	ret = wsx_test_wait(fd, rec, 1, 1, 120 * NSEC_PER_SEC);
 	return ret == 1 ? 1 : ret;
-}
-
-/* Nodes of the fork-join tree over @len in @chunk pieces. */
-static __u32 crc_nodes(__u64 len, __u64 chunk)
-{
-	__u64 leaves = (len + chunk - 1) / chunk;
-
-	return 2 * leaves - 1;
 }
 
 FIXTURE(crc) {
@@ -221,7 +214,7 @@ TEST_F_TIMEOUT(crc, random_buffers_match_reference, 300)
 
 			ASSERT_GT(n, rec->user_data);
 			cc = &c[rec->user_data];
-			chunk = cc->chunk ? cc->chunk : 65536;
+			chunk = wsx_expect_crc32c_chunk(cc->chunk);
 			EXPECT_EQ(0, rec->status);
 			EXPECT_EQ(cc->want, rec->result) {
 				TH_LOG("len %llu at +%lu chunk %llu: %#llx, want %#x",
@@ -231,7 +224,8 @@ TEST_F_TIMEOUT(crc, random_buffers_match_reference, 300)
 				       (unsigned long long)rec->result,
 				       cc->want);
 			}
-			EXPECT_EQ(crc_nodes(cc->len, chunk), rec->nodes) {
+			EXPECT_EQ(wsx_expect_crc32c_nodes(cc->len, chunk),
+				  rec->nodes) {
 				TH_LOG("len %llu chunk %llu",
 				       (unsigned long long)cc->len,
 				       (unsigned long long)chunk);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../selftests/wsx/wsx_op_expect.h"
 #include "../wsxctl/crc32c.h"
 #include "fakewsx.h"
 
@@ -70,101 +71,18 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Nodes of a tree of @fanout children per node, @depth levels below root. */
-static uint64_t spawn_nodes(uint64_t fanout, uint64_t depth)
+/*
+ * Runs accepted item @it as the module would: its record's nodes and
+ * result as selftests/wsx/wsx_op_expect.h predicts them, a CRC32C's result
+ * computed over its buffer.
+ */
+static void run_op(const struct wsx_req *it, struct wsx_completion *c)
 {
-	uint64_t nodes = 1, level = 1;
+	struct wsx_expect_rec e = wsx_expect_record(it);
 
-	while (depth-- && nodes <= WSX_SPAWN_MAX_NODES) {
-		level *= fanout;
-		nodes += level;
-	}
-	return nodes;
-}
-
-static void fib(__u64 n, __u64 *result, __u64 *nodes)
-{
-	__u64 r1, n1;
-
-	if (n < 2) {
-		*result = n;
-		*nodes = 1;
-		return;
-	}
-	fib(n - 1, result, nodes);
-	fib(n - 2, &r1, &n1);
-	*result += r1;
-	*nodes += n1 + 1;
-}
-
-static bool args_zero_from(const struct wsx_req *it, int first)
-{
-	int i;
-
-	for (i = first; i < 4; i++)
-		if (it->args[i])
-			return false;
-	return true;
-}
-
-/* Runs one item as the module would; 0 or the -errno refusing it. */
-static int run_op(const struct wsx_req *it, struct wsx_completion *c)
-{
-	const __u64 *a = it->args;
-	__u64 nodes = 1;
-
-	c->nodes = 1;
-	switch (it->op) {
-	case WSX_OP_NOP:
-		return args_zero_from(it, 0) ? 0 : -EINVAL;
-	case WSX_OP_SPIN:
-		if (!args_zero_from(it, 1))
-			return -EINVAL;
-		return a[0] > fakewsx.max_item_ns ? -E2BIG : 0;
-	case WSX_OP_SLEEP:
-		if (!args_zero_from(it, 1))
-			return -EINVAL;
-		return a[0] > WSX_SLEEP_MAX_US ? -E2BIG : 0;
-	case WSX_OP_SPAWN:
-		if (!args_zero_from(it, 3) || !a[0] ||
-		    a[0] > WSX_SPAWN_MAX_FANOUT)
-			return -EINVAL;
-		nodes = spawn_nodes(a[0], a[1]);
-		if (nodes > WSX_SPAWN_MAX_NODES || a[2] > fakewsx.max_item_ns)
-			return -E2BIG;
-		c->result = nodes;
-		break;
-	case WSX_OP_FIB:
-		if (!args_zero_from(it, 1))
-			return -EINVAL;
-		if (a[0] > WSX_FIB_MAX)
-			return -E2BIG;
-		fib(a[0], &c->result, &nodes);
-		break;
-	case WSX_OP_CRC32C:
-		if (!args_zero_from(it, 3) || !a[1] ||
-		    (a[2] && (a[2] < 4096 || a[2] > WSX_CRC32C_MAX_LEN)))
-			return -EINVAL;
-		if (a[1] > WSX_CRC32C_MAX_LEN)
-			return -E2BIG;
-		c->result = crc32c(0, (const void *)(uintptr_t)a[0], a[1]);
-		nodes = (a[1] + (a[2] ? a[2] : 65536) - 1) /
-			(a[2] ? a[2] : 65536);
-		break;
-	default:
-		return -EINVAL;
-	}
-	c->nodes = nodes;
-	return 0;
-}
-
-static int check_place(const struct wsx_req *it)
-{
-	if (it->place > WSX_PLACE_GLOBAL)
-		return -EINVAL;
-	if (it->place != WSX_PLACE_P)
-		return it->target ? -EINVAL : 0;
-	return it->target < fakewsx.version.nprocs ? 0 : -ENXIO;
+	c->nodes = e.nodes;
+	c->result = e.result_known ? e.result :
+		    crc32c(0, (const void *)(uintptr_t)it->args[0], it->args[1]);
 }
 
 static struct wsx_completion *new_record(void)
@@ -189,17 +107,15 @@ static int run_item(const struct wsx_req *it, __u16 flags_ok,
 
 	memset(c, 0, sizeof(*c));
 	c->user_data = it->user_data;
-	if ((it->flags & ~flags_ok) || it->reserved)
+	if (wsx_expect_field_faults(it, flags_ok))
 		return -EINVAL;
 	if (fakewsx.refuse_err && fakewsx.queued == fakewsx.refuse_at)
 		return fakewsx.refuse_err;
-	ret = check_place(it);
-	if (!ret && it->delay_ns > WSX_DELAY_MAX_NS)
-		ret = -E2BIG;
-	if (!ret)
-		ret = run_op(it, c);
+	ret = wsx_expect_req_check(it, flags_ok, fakewsx.version.nprocs,
+				   fakewsx.max_item_ns);
 	if (ret)
 		return ret;
+	run_op(it, c);
 	c->result += fakewsx.corrupt;
 	c->cpu = fakewsx.queued % fakewsx.version.nprocs;
 	c->queued_ns = c->started_ns = now_ns();

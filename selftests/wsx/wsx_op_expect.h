@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the module does with a request, as uapi/linux/wsx.h documents it,
+ * written once for every userspace test that predicts it: whether the
+ * request is refused and with which errno (the limits), and the nodes and
+ * result of its completion record.  Used by the kselftests here (the
+ * fuzzer's model, the ABI, CRC32C and 32-bit tests) and by the fake device
+ * of the host tests, userlib/testlib/fakewsx.c.
+ *
+ * It lives here because the kselftests must build from this folder alone
+ * (a kernel tree's tools/testing/selftests/wsx, or the copy that
+ * scripts/stage-selftests makes); the fake device is built only inside the
+ * repository and includes it from here by a relative path.
+ *
+ * Pure static inline functions of the request and of what the running
+ * module decides (its number of Ps, its max_item_ns), with no loop that a
+ * request can lengthen: a SPAWN tree is counted level by level only while
+ * it has at most WSX_SPAWN_MAX_NODES (a fanout of 1 in closed form, a
+ * wider one at least doubles the count at each level: 22 levels at most),
+ * FIB takes at most WSX_FIB_MAX steps, CRC32C's count is a division.
+ *
+ * The module's own code for the same: wsx_req_check() (the order of the
+ * checks), the check functions of the op table (kmod/ops.c),
+ * wsx_spawn_nodes() and wsx_crc_left() (how a CRC32C range splits).
+ */
+#ifndef WSX_OP_EXPECT_H
+#define WSX_OP_EXPECT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <linux/wsx.h>
+
+/* A new op fails the build here until what it does is written below. */
+_Static_assert(WSX_OP_LAST == WSX_OP_CRC32C + 1,
+	       "an op this header does not know");
+
+/* CRC32C's chunk (args[2]): at least 4 KiB; 0 asks for 64 KiB. */
+#define WSX_EXPECT_CRC32C_CHUNK_MIN	4096ULL
+#define WSX_EXPECT_CRC32C_CHUNK_DEFAULT	65536ULL
+
+/* No such value: a tree over its limit, or an argument the module refuses. */
+#define WSX_EXPECT_NONE			(~0ULL)
+
+/* What is wrong with a request: one bit for each errno that applies. */
+#define WSX_EXPECT_EINVAL	0x1U	/* a bad field, flag, place, op or argument */
+#define WSX_EXPECT_E2BIG	0x2U	/* an argument or the delay over its limit */
+#define WSX_EXPECT_ENXIO	0x4U	/* WSX_PLACE_P on a P that does not exist */
+
+/*
+ * wsx_expect_spawn_nodes - the nodes of a SPAWN tree of @fanout children
+ * per node and @depth levels below the root, or WSX_EXPECT_NONE when
+ * @fanout is not 1 .. WSX_SPAWN_MAX_FANOUT or the tree has more than
+ * WSX_SPAWN_MAX_NODES nodes.
+ */
+static inline __u64 wsx_expect_spawn_nodes(__u64 fanout, __u64 depth)
+{
+	__u64 level = 1, total = 1;
+
+	if (!fanout || fanout > WSX_SPAWN_MAX_FANOUT)
+		return WSX_EXPECT_NONE;
+	if (fanout == 1)
+		return depth < WSX_SPAWN_MAX_NODES ? depth + 1 : WSX_EXPECT_NONE;
+	while (depth--) {
+		level *= fanout;
+		total += level;
+		if (total > WSX_SPAWN_MAX_NODES)
+			return WSX_EXPECT_NONE;
+	}
+	return total;
+}
+
+/*
+ * wsx_expect_spawn_max_depth - the deepest SPAWN tree of @fanout children
+ * per node the module takes: one level more is over WSX_SPAWN_MAX_NODES.
+ * 0 for a fanout it refuses.
+ */
+static inline __u64 wsx_expect_spawn_max_depth(__u64 fanout)
+{
+	__u64 depth = 0;
+
+	if (fanout == 1)
+		return WSX_SPAWN_MAX_NODES - 1;
+	while (wsx_expect_spawn_nodes(fanout, depth + 1) != WSX_EXPECT_NONE)
+		depth++;
+	return depth;
+}
+
+/* fib(@n) and fib(@n + 1) for @n up to WSX_FIB_MAX; false beyond. */
+static inline bool wsx_expect_fib_pair(__u64 n, __u64 *fib, __u64 *next)
+{
+	__u64 a = 0, b = 1, t;
+
+	if (n > WSX_FIB_MAX)
+		return false;
+	while (n--) {
+		t = a + b;
+		a = b;
+		b = t;
+	}
+	*fib = a;
+	*next = b;
+	return true;
+}
+
+/*
+ * wsx_expect_fib - FIB(@n)'s result, fib(@n) with fib(0) = 0 and
+ * fib(1) = 1; WSX_EXPECT_NONE over WSX_FIB_MAX.
+ */
+static inline __u64 wsx_expect_fib(__u64 n)
+{
+	__u64 fib, next;
+
+	return wsx_expect_fib_pair(n, &fib, &next) ? fib : WSX_EXPECT_NONE;
+}
+
+/*
+ * wsx_expect_fib_nodes - the nodes of FIB(@n)'s tree, in which every node
+ * of n >= 2 has the two children n - 1 and n - 2: 1 + nodes(n - 1) +
+ * nodes(n - 2), which is 2 x fib(@n + 1) - 1; WSX_EXPECT_NONE over
+ * WSX_FIB_MAX.
+ */
+static inline __u64 wsx_expect_fib_nodes(__u64 n)
+{
+	__u64 fib, next;
+
+	return wsx_expect_fib_pair(n, &fib, &next) ? 2 * next - 1 :
+						     WSX_EXPECT_NONE;
+}
+
+/* wsx_expect_crc32c_chunk - the chunk a CRC32C's args[2] asks for. */
+static inline __u64 wsx_expect_crc32c_chunk(__u64 chunk)
+{
+	return chunk ? chunk : WSX_EXPECT_CRC32C_CHUNK_DEFAULT;
+}
+
+/*
+ * wsx_expect_crc32c_nodes - the nodes of a CRC32C over @len bytes in
+ * @chunk pieces (0: the default).  A node over a chunk splits its range in
+ * two at a chunk boundary at or past its middle, so the leaves are the
+ * chunks, the last one maybe short: 2 x chunks - 1 nodes (0 for @len 0).
+ */
+static inline __u64 wsx_expect_crc32c_nodes(__u64 len, __u64 chunk)
+{
+	__u64 chunks;
+
+	chunk = wsx_expect_crc32c_chunk(chunk);
+	chunks = len / chunk + (len % chunk != 0);
+	return chunks ? 2 * chunks - 1 : 0;
+}
+
+/* Whether args[@from] .. args[3] of @req are all zero. */
+static inline bool wsx_expect_args_zero(const struct wsx_req *req,
+					unsigned int from)
+{
+	for (unsigned int i = from; i < 4; i++)
+		if (req->args[i])
+			return false;
+	return true;
+}
+
+/* The limit of args[0] of SPIN, SLEEP and FIB. */
+static inline __u64 wsx_expect_arg0_max(__u32 op, __u64 max_item_ns)
+{
+	switch (op) {
+	case WSX_OP_SPIN:
+		return max_item_ns;
+	case WSX_OP_SLEEP:
+		return WSX_SLEEP_MAX_US;
+	default:
+		return WSX_FIB_MAX;
+	}
+}
+
+/*
+ * wsx_expect_op_faults - what is wrong with @req's op and arguments, as
+ * WSX_EXPECT_* bits (0: nothing), with the module parameter max_item_ns
+ * at @max_item_ns.  An unknown op, an unused argument not zero or an
+ * argument out of range is EINVAL, an argument over its limit E2BIG;
+ * both may apply.  A SPAWN tree is counted only when its fanout and its
+ * unused argument are right.
+ */
+static inline unsigned int wsx_expect_op_faults(const struct wsx_req *req,
+						__u64 max_item_ns)
+{
+	const __u64 *a = req->args;
+	unsigned int f = 0;
+
+	switch (req->op) {
+	case WSX_OP_NOP:
+		if (!wsx_expect_args_zero(req, 0))
+			f |= WSX_EXPECT_EINVAL;
+		break;
+	case WSX_OP_SPIN:
+	case WSX_OP_SLEEP:
+	case WSX_OP_FIB:
+		if (!wsx_expect_args_zero(req, 1))
+			f |= WSX_EXPECT_EINVAL;
+		if (a[0] > wsx_expect_arg0_max(req->op, max_item_ns))
+			f |= WSX_EXPECT_E2BIG;
+		break;
+	case WSX_OP_SPAWN:
+		if (a[3] || !a[0] || a[0] > WSX_SPAWN_MAX_FANOUT)
+			f |= WSX_EXPECT_EINVAL;
+		else if (wsx_expect_spawn_nodes(a[0], a[1]) == WSX_EXPECT_NONE)
+			f |= WSX_EXPECT_E2BIG;
+		if (a[2] > max_item_ns)
+			f |= WSX_EXPECT_E2BIG;
+		break;
+	case WSX_OP_CRC32C:
+		if (a[3] || !a[0] || !a[1] ||
+		    (a[2] && a[2] < WSX_EXPECT_CRC32C_CHUNK_MIN))
+			f |= WSX_EXPECT_EINVAL;
+		if (a[1] > WSX_CRC32C_MAX_LEN || a[2] > WSX_CRC32C_MAX_LEN)
+			f |= WSX_EXPECT_E2BIG;
+		break;
+	default:
+		f |= WSX_EXPECT_EINVAL;
+	}
+	return f;
+}
+
+/* Flags other than @flags_ok, or reserved not zero: EINVAL. */
+static inline unsigned int wsx_expect_field_faults(const struct wsx_req *req,
+						   __u16 flags_ok)
+{
+	return (req->flags & ~flags_ok) || req->reserved ?
+	       WSX_EXPECT_EINVAL : 0;
+}
+
+/*
+ * An unknown place, or a target without WSX_PLACE_P, is EINVAL; a P
+ * beyond @nprocs ENXIO.
+ */
+static inline unsigned int wsx_expect_place_faults(const struct wsx_req *req,
+						   __u32 nprocs)
+{
+	switch (req->place) {
+	case WSX_PLACE_LOCAL:
+	case WSX_PLACE_GLOBAL:
+		return req->target ? WSX_EXPECT_EINVAL : 0;
+	case WSX_PLACE_P:
+		return req->target < nprocs ? 0 : WSX_EXPECT_ENXIO;
+	default:
+		return WSX_EXPECT_EINVAL;
+	}
+}
+
+/* A delay over WSX_DELAY_MAX_NS: E2BIG. */
+static inline unsigned int wsx_expect_delay_faults(const struct wsx_req *req)
+{
+	return req->delay_ns > WSX_DELAY_MAX_NS ? WSX_EXPECT_E2BIG : 0;
+}
+
+/*
+ * wsx_expect_req_faults - everything wrong with @req (WSX_EXPECT_* bits,
+ * 0: the module queues it), allowing the WSX_REQ_* flags @flags_ok (none
+ * in WSX_IOC_SUBMIT), on a module of @nprocs Ps (all online) with
+ * max_item_ns @max_item_ns.  Any errno whose bit is set is one the ABI
+ * allows for it.
+ */
+static inline unsigned int wsx_expect_req_faults(const struct wsx_req *req,
+						 __u16 flags_ok, __u32 nprocs,
+						 __u64 max_item_ns)
+{
+	return wsx_expect_field_faults(req, flags_ok) |
+	       wsx_expect_place_faults(req, nprocs) |
+	       wsx_expect_delay_faults(req) |
+	       wsx_expect_op_faults(req, max_item_ns);
+}
+
+/* The errno of one step's @faults: EINVAL before ENXIO before E2BIG. */
+static inline int wsx_expect_errno(unsigned int faults)
+{
+	if (faults & WSX_EXPECT_EINVAL)
+		return -EINVAL;
+	if (faults & WSX_EXPECT_ENXIO)
+		return -ENXIO;
+	return faults & WSX_EXPECT_E2BIG ? -E2BIG : 0;
+}
+
+/*
+ * wsx_expect_req_check - the one errno the module gives @req (0: it
+ * queues it; the arguments as for wsx_expect_req_faults()), checking in
+ * its order: the flags and reserved field, the place, the delay, then
+ * the op and its arguments.  Not the errors of memory or of the moment
+ * (-EFAULT, -EAGAIN, -ENOMEM, -ENXIO for an offline P).
+ */
+static inline int wsx_expect_req_check(const struct wsx_req *req,
+				       __u16 flags_ok, __u32 nprocs,
+				       __u64 max_item_ns)
+{
+	unsigned int f = wsx_expect_field_faults(req, flags_ok);
+
+	if (!f)
+		f = wsx_expect_place_faults(req, nprocs);
+	if (!f)
+		f = wsx_expect_delay_faults(req);
+	if (!f)
+		f = wsx_expect_op_faults(req, max_item_ns);
+	return wsx_expect_errno(f);
+}
+
+/* The completion record of a request that ran to its end. */
+struct wsx_expect_rec {
+	__u64 result;		/* when result_known */
+	__u32 nodes;
+	bool result_known;	/* false for CRC32C: a checksum of memory */
+};
+
+/*
+ * wsx_expect_record - the nodes and, where the arguments decide it, the
+ * result of @req's record (status 0), for a request the module takes.
+ * CRC32C's result is the checksum of the caller's buffer, which the
+ * caller computes.  max_item_ns is not looked at (it changes no record);
+ * a request of a refused op or argument gives all zero.
+ */
+static inline struct wsx_expect_rec
+wsx_expect_record(const struct wsx_req *req)
+{
+	struct wsx_expect_rec r = { .result = 0, .nodes = 1,
+				    .result_known = true };
+	const __u64 *a = req->args;
+
+	if (wsx_expect_op_faults(req, WSX_EXPECT_NONE))
+		return (struct wsx_expect_rec){ 0 };
+	switch (req->op) {
+	case WSX_OP_SPAWN:
+		r.result = wsx_expect_spawn_nodes(a[0], a[1]);
+		r.nodes = r.result;
+		break;
+	case WSX_OP_FIB:
+		r.result = wsx_expect_fib(a[0]);
+		r.nodes = wsx_expect_fib_nodes(a[0]);
+		break;
+	case WSX_OP_CRC32C:
+		r.nodes = wsx_expect_crc32c_nodes(a[1], a[2]);
+		r.result_known = false;
+		break;
+	}
+	return r;
+}
+
+#endif /* WSX_OP_EXPECT_H */
