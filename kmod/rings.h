@@ -11,8 +11,11 @@ struct wsx_account;
 struct wsx_enter;
 struct wsx_ring_setup;
 struct wsx_rings;
+struct wsx_source;
 
 extern unsigned int wsx_ring_max_entries;
+/* The pick-up of WSX_RING_SQ_PICKUP sessions, for source.c's table */
+extern const struct wsx_source wsx_rings_source;
 struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 				   const bool *cancel,
 				   wait_queue_head_t *poll_wq,

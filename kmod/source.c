@@ -8,6 +8,7 @@
 #include <linux/kernel.h>
 #include <linux/printk.h>
 
+#include "rings.h"
 #include "source.h"
 
 /* Every source, in the order an M asks them. */

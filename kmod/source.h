@@ -72,7 +72,4 @@ bool wsx_sources_find(struct wsx_source_work *w);
 void wsx_sources_take(const struct wsx_source_work *w);
 void wsx_sources_abandon(void);
 
-/* The sources (source.c's table) */
-extern const struct wsx_source wsx_rings_source;
-
 #endif /* _WSX_SOURCE_H */
