@@ -23,12 +23,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bits.h>
 #include <linux/crc32.h>
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
+#include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
@@ -577,10 +580,15 @@ static const struct wsx_op_type wsx_op_types[WSX_OP_LAST] = {
 	},
 };
 
-/* The entry of @op, which may be any value a user passed, or NULL. */
+/*
+ * The entry of @op, which may be any value a user passed, or NULL; the
+ * only index into the table, clamped under speculation too.
+ */
 static const struct wsx_op_type *wsx_op_type(unsigned int op)
 {
-	return op < ARRAY_SIZE(wsx_op_types) ? &wsx_op_types[op] : NULL;
+	if (op >= ARRAY_SIZE(wsx_op_types))
+		return NULL;
+	return &wsx_op_types[array_index_nospec(op, ARRAY_SIZE(wsx_op_types))];
 }
 
 /**
@@ -598,9 +606,12 @@ int wsx_op_check(const struct wsx_req *req)
 }
 
 /**
- * wsx_op_needs_submitter - must the request's root start in the submitter's
- * context (it pins the submitter's memory)?  So an M never starts it.
- * @op:	the request's op, checked or not (an unknown op: false)
+ * wsx_op_needs_submitter - does the op's root start only in the submitter?
+ * @op:	the request's op, checked or not
+ *
+ * Its start pins the submitter's memory, so an M never starts it.
+ *
+ * Return: true for such an op; false otherwise, and for an unknown @op.
  */
 bool wsx_op_needs_submitter(unsigned int op)
 {
@@ -619,10 +630,13 @@ bool wsx_op_needs_submitter(unsigned int op)
  */
 struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job)
 {
-	const struct wsx_op_type *type = &wsx_op_types[req->op];
-	struct wsx_node *root = wsx_node_alloc(type, job);
+	const struct wsx_op_type *type = wsx_op_type(req->op);
+	struct wsx_node *root;
 	int ret;
 
+	if (WARN_ON_ONCE(!type))
+		return ERR_PTR(-EINVAL);
+	root = wsx_node_alloc(type, job);
 	if (!root)
 		return ERR_PTR(-ENOMEM);
 	ret = type->start(root, req);
@@ -649,9 +663,13 @@ struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job)
 int wsx_op_init(struct wsx_node *root, const struct wsx_req *req,
 		struct wsx_job *job)
 {
+	const struct wsx_op_type *type = wsx_op_type(req->op);
+
+	if (WARN_ON_ONCE(!type))
+		return -EINVAL;
 	memset(root, 0, sizeof(*root));
 	root->provided = true;
-	wsx_node_setup(root, &wsx_op_types[req->op], job);
+	wsx_node_setup(root, type, job);
 	return root->type->start(root, req);
 }
 

@@ -218,9 +218,9 @@ static void wsx_runq_added(struct wsx_p *p, u32 n, u32 next)
 /*
  * __wsx_inbox_drain - wsx_inbox_drain()'s work, when there is some: move
  * what was queued on @p from outside into its runq, in order, through the
- * backlog: no more than the runq has room for, so that
- * a large batch queued on one P stays in its runq for thieves rather than
- * spilling to the global queue.
+ * backlog: no more than the runq has room for, so that a large batch
+ * queued on one P stays in its runq for thieves rather than spilling to
+ * the global queue.
  */
 void __wsx_inbox_drain(struct wsx_p *p)
 {
@@ -406,9 +406,10 @@ static void wsx_gq_queue(struct wsx_item *item, bool add)
 	list_add(&item->node, &one);
 	wsx_gq_put_near(here, &one, 1);
 	/*
-	 * After the full barrier of wsx_wakep(), the other half of the park's
-	 * recheck: near the node's queue the item went to, from this CPU's P,
-	 * which a submitter's wakeup tries last.
+	 * wsx_wakep()'s full barrier orders the put above before its look at
+	 * the idle Ps (the other half of the park's recheck).  It searches
+	 * near the node's queue the item went to, from this CPU's P, which a
+	 * submitter's wakeup tries last.
 	 */
 	wsx_wakep(here, wsx_p_busy_here());
 }

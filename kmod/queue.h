@@ -32,7 +32,6 @@ struct wsx_item *wsx_gq_get_nearest(struct wsx_p *p);
 struct wsx_item *wsx_gq_tick_get(struct wsx_p *p);
 void wsx_p_drain(struct wsx_p *p);
 int wsx_gq_init(void);
-void __wsx_inbox_drain(struct wsx_p *p);
 
 /*
  * Inline: the M loop (sched.c) and stealing call these for every item, or
@@ -89,6 +88,9 @@ static inline struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 		wsx_stat_inc(p, runnext_hits);
 	return item;
 }
+
+/* Only for wsx_inbox_drain() below */
+void __wsx_inbox_drain(struct wsx_p *p);
 
 /*
  * Owner only, at each schedule point: move what was queued on @p from

@@ -139,8 +139,9 @@
  *     have set it since), and leaves the ring as it is if set.  Else it
  *     clears the flag (it walks again: the sched.c loop goes back after
  *     every pick-up) and consumes as ENTER does.  What it cannot consume
- *     (a full CQ, indices out of range, a CRC32C entry: an M works in no
- *     user's mm and cannot pin pages) it leaves with the flag set and
+ *     (a full CQ, indices out of range, a submitter's entry - an op that
+ *     starts only in its submitter, wsx_op_needs_submitter(): an M works
+ *     in no user's mm and cannot pin pages) it leaves with the flag set and
  *     pickup_blocked set, so the Ms skip the ring until an ENTER (which
  *     clears it under sq_lock); the flag stays set meanwhile, since every
  *     writer of a clear flag tests pickup_blocked under the lock first.
@@ -153,14 +154,14 @@
  *     abandons the rings (wsx_rings_abandon()), one pass, bounded by the
  *     rings listed when it begins (and setups under way then) and their
  *     SQs' sizes, however fast a user pushes.  For each ring not blocked
- *     (a full CQ, indices out of range or a CRC32C entry left it to an
+ *     (a full CQ, indices out of range or a submitter's entry left it to an
  *     ENTER, with the flag set) nor stamped since the pass began (visited
  *     by a pass, or taken up by an M, which walks again), stamped as it is
  *     visited, before its try (which the pass's end needs; the order's
  *     bound has that exception, above): it
  *     tries sq_lock as a pick-up does (when taken, the holder looks);
  *     under it, unless blocked, it announces (the flag set, full barrier)
- *     and then consumes once, as an M (a CRC32C entry or a full CQ blocks
+ *     and then consumes once, as an M (a submitter's entry or a full CQ blocks
  *     the ring); the flag stays set, so what the user pushes afterwards it
  *     ENTERs, and pickup_missed is owed nothing: it is cleared under the
  *     lock, as the take-over does (below).  Rings set up after the pass
@@ -507,13 +508,13 @@ refuse:
 enum wsx_consumer {
 	WSX_BY_ENTER,		/* ENTER's to_submit: stops for a fatal signal */
 	WSX_BY_TAKE_OVER,	/* ENTER doing the Ms' part: runs to the end */
-	WSX_BY_M,		/* an M: no user mm, stops at a CRC32C entry */
+	WSX_BY_M,		/* an M: no user mm, stops at a submitter's entry */
 };
 
 /*
  * Consume up to @to_submit new SQ entries, as far as the CQ has room, with
- * sq_lock held: see "SQ" and "Backpressure" above.  An M stops at a CRC32C
- * entry (*@error = -EAGAIN).  Returns 0 or -EINVAL (indices out of range);
+ * sq_lock held: see "SQ" and "Backpressure" above.  An M stops at a
+ * submitter's entry (*@error = -EAGAIN).  Returns 0 or -EINVAL (indices out of range);
  * *@submitted and *@error as WSX_IOC_ENTER says.
  */
 static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
@@ -768,7 +769,7 @@ static void *wsx_rings_pickup_find(void)
  * wsx_rings_pickup_one - consume up to @budget entries of the SQ of @work
  * (the rings from wsx_rings_pickup_find(), whose reference it drops), as
  * ENTER would.  See "Pick-up".  The caller looks again before it parks.
- * What it cannot consume (a full CQ, bad indices, a CRC32C entry) it
+ * What it cannot consume (a full CQ, bad indices, a submitter's entry) it
  * leaves to ENTER, with the flag set; the Ms skip the rings until the next
  * ENTER.  It never sleeps on sq_lock: when the lock is taken, the rings
  * are left to its holder.

@@ -134,7 +134,7 @@ struct wsx_p {
 	atomic_t inbox_len;			/* A: approximate */
 	atomic_t inbox_takes;	/* A: the inbox emptied, for the monitor */
 	struct list_head backlog;		/* O: inbox items, in order */
-	u32 backlog_len;			/* O */
+	u32 backlog_len;	/* O, others READ_ONCE (wsx_p_depth()) */
 
 	bool want_online;	/* H: submitters check it under RCU */
 	bool m_online;		/* M: the M's acknowledgment */

@@ -4,7 +4,7 @@
  * multi-consumer lock-free circular buffer of WSX_RUNQ_SIZE item pointers.
  * Pure data structure: no scheduling, no allocation, usable from KUnit
  * tests.  wsx_runq_push() and wsx_runq_pop() are the buffer's own; the
- * owner's wsx_runq_put() and wsx_runq_get() (queue.c) add runnext and the
+ * owner's wsx_runq_put() and wsx_runq_get() (queue.c, queue.h) add runnext and the
  * spill to the global queue, as Go's runqput() and runqget().
  *
  * Protocol

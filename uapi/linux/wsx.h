@@ -90,6 +90,10 @@ struct wsx_version {
  *			the checksum is of the data they hold while it runs
  *
  * An argument over its limit gives -E2BIG, any other bad argument -EINVAL.
+ *
+ * WSX_OP_LAST is not an op: one past the last op this header knows.  It
+ * grows with each new op, so it says nothing of the running module, which
+ * refuses an op it does not know with -EINVAL.
  */
 enum wsx_op {
 	WSX_OP_NOP	= 0,
@@ -99,7 +103,7 @@ enum wsx_op {
 	WSX_OP_FIB	= 4,
 	WSX_OP_CRC32C	= 5,
 
-	WSX_OP_LAST,	/* not an op: the number of ops, which a new op grows */
+	WSX_OP_LAST,	/* not an op: see above */
 };
 
 #define WSX_FIB_MAX		30
