@@ -8,7 +8,7 @@
  *
  *   inbox_steal   (finding 7) a SPIN(1 s) and 19 NOPs queued on P0 of 2
  *                 or more idle Ps, 10 times (WSX_SCALE divides), half in
- *                 one SUBMIT (P0's M moves them to its ring), half with
+ *                 one SUBMIT (P0's M moves them to its runq), half with
  *                 the NOPs once P0's M runs the SPIN (they stay in its
  *                 inbox): each NOP runs on another P, before the SPIN
  *                 ends, and P0's stolen_from grows by 19 - which P ran
@@ -222,7 +222,7 @@ static int inbox_round(int fd, int r, bool apart, __u64 *late)
 	/*
 	 * A NOP that P0's M ran before the SPIN started: the SPIN left P0
 	 * (a thief took it with a batch, and P0's M, done with what it kept,
-	 * stole it back from the thief's ring), so P0 was not busy with it
+	 * stole it back from the thief's runq), so P0 was not busy with it
 	 * all along: the round does not count either.
 	 */
 	for (int i = 0; i <= INBOX_NOPS; i++)
@@ -243,7 +243,7 @@ static int inbox_round(int fd, int r, bool apart, __u64 *late)
 				       r, (unsigned long long)nop->user_data,
 				       nop->cpu, nop->finished_ns >
 				       spin->finished_ns ? "after" : "before",
-				       apart ? "inbox" : "ring");
+				       apart ? "inbox" : "runq");
 			return -1;
 		}
 		if (nop->finished_ns - nop->queued_ns > *late)

@@ -81,7 +81,7 @@ TEST_F(one, ring_and_global_do_not_starve_behind_a_runnext_chain)
 		double at = (double)recs[i].started_ns - recs[1].started_ns;
 
 		TH_LOG("%s NOP started at about item %.0f of %llu of the chain",
-		       i == 2 ? "ring" : "global",
+		       i == 2 ? "runq" : "global",
 		       at > 0 ? at / span * chain : 0.0,
 		       (unsigned long long)chain);
 		EXPECT_LT(recs[i].started_ns, recs[1].finished_ns);

@@ -365,14 +365,14 @@ void wsx_item_delay(struct wsx_req *item, __u64 ns);
 struct wsx_pstats {
 	__u64 executed;		/* items that ended on this P (wsx(4)) */
 	__u64 runnext_hits;	/* ... taken from the runnext slot */
-	__u64 ring_puts;	/* items put in the local ring */
-	__u64 spills;		/* ring overflows moved to the global queue */
+	__u64 ring_puts;	/* items put in the P's run queue */
+	__u64 spills;		/* run queue overflows moved to the global queue */
 	__u64 global_gets;	/* items taken from the global queue */
 	__u64 steal_attempts;	/* tries to steal from another P */
 	__u64 steals;		/* ... that got something */
 	__u64 stolen;		/* items this P stole */
 	__u64 stolen_from;	/* items other Ps stole from this one */
-	__u64 steal_cas_fails;	/* lost races on a victim's ring head */
+	__u64 steal_cas_fails;	/* lost races on a victim's run queue head */
 	__u64 spins;		/* times the P spun looking for work */
 	__u64 parks;		/* times its thread parked */
 	__u64 wakeups;		/* times its thread was woken */
