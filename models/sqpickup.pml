@@ -13,7 +13,11 @@
  *         With -DTWO a second thread of the user polls and reads, so an
  *         ENTER may hold sq_lock while the first thread pushes entries
  *         with the flag clear.
- *   ENTER, after it unlocks: full barrier, then load "missed"; if set,
+ *   ENTER, under sq_lock after it consumed: list the ring again when a
+ *         walk took it off (the code: only a grace period after that, so
+ *         that no walk is cut short; here it may or may not), the flag
+ *         left as it is (set: the user ENTERs until an M takes the ring
+ *         up).  After it unlocks: full barrier, then load "missed"; if set,
  *         clear it and take the pick-up over: take sq_lock as an M does
  *         (when another holder has it, that holder looks), consume,
  *         announce (set the flag, full barrier, load the tail), consume
@@ -21,9 +25,19 @@
  *         set; clear "missed" under the lock (owed nothing: the flag is
  *         set) and unlock; one pass (wsx_rings_submit(),
  *         wsx_rings_take_over()).
- *   M, before parking, the walk (no lock): skip the ring if blocked or
- *         missed; if the SQ holds entries go on, else set the flag, full
- *         barrier, load the tail again and go on only if entries came.
+ *   M, before parking, the walk (no lock) over the listed rings (issue
+ *         20, finding 3: a ring that needs no M leaves the list, so an
+ *         idle ring costs a park nothing): skip the ring if not listed or
+ *         missed; if blocked, retire it (below); if the SQ holds entries
+ *         go on, else set the flag, full barrier, load the tail again and
+ *         go on only if entries came; else retire it: a plain try of
+ *         sq_lock (no "missed" left behind: when taken, the ring stays
+ *         listed, its flag set, and the M parks); under it, unless
+ *         blocked, announce again (the flag set, full barrier, the tail
+ *         loaded: when entries came, go on to the pick-up below); then
+ *         take the ring off the list, clear "missed" (owed nothing: the
+ *         flag is set, as after a take-over) and unlock.  An unlisted
+ *         ring's user ENTERs: its flag is set.
  *         Then it TRIES sq_lock, never sleeping on it (an ENTER may hold it
  *         for as long as the user's page faults take: issue 20, finding 1):
  *         if taken, set "missed", full barrier, try once more; if still
@@ -31,7 +45,8 @@
  *         holder loads "missed" after its unlock (store buffering against
  *         the M's store and retry), and an ENTER holder takes the pick-up
  *         over, an M holder walks again anyway.  Under sq_lock: leave at
- *         once if blocked (F1); clear the flag and consume.  A full CQ (or a CRC32C entry, bad indices: the same
+ *         once if blocked (F1), or if the session is closing (dead); list the
+ *         ring again if a walk took it off; clear the flag and consume.  A full CQ (or a CRC32C entry, bad indices: the same
  *         outcome) sets the flag and "blocked": the Ms skip the ring until
  *         an ENTER.  Nothing consumed and no error (another consumer was
  *         first): set the flag again (F4).  Then back to the loop, which
@@ -40,7 +55,8 @@
  *         wsx_wakep() wakes nobody while no P is idle or an M spins, and a
  *         parker rechecks its queues, not the rings; so before it stops it
  *         abandons the ring, one pass whatever the user pushes (issue 20,
- *         finding 6; wsx_rings_abandon()): skip it if blocked or stamped
+ *         finding 6; wsx_rings_abandon()): skip it if not listed, blocked
+ *         or stamped
  *         since the pass began (an M that took it up since walks again,
  *         another pass looks), else stamp it; try sq_lock
  *         as above (if taken, the holder looks); under it, unless blocked,
@@ -50,6 +66,11 @@
  *         ENTERs itself, and "missed" is owed nothing: cleared under the
  *         lock, as the take-over does.  Parking: the P's idle count
  *         (npidle), the recheck of the queues, then the sleep.
+ *   close (-DCLOSE): the user, once it read every record, closes the
+ *         session: under sq_lock, marks it dead and takes it off the list;
+ *         then waits for the Ms that found it listed (an RCU grace period
+ *         and their references) and frees it.  An M touches the ring only
+ *         after finding it listed, and asserts it is not freed.
  *
  * Checked (scripts/check-models): a stopping M consumes at most once
  * (the bound of its last pass: one ring here); an entry the user leaves
@@ -88,6 +109,16 @@
  *              does (the flag cleared, no announce) and stops: an entry
  *              pushed after its consume, the user seeing the flag clear,
  *              stays while every M is parked.
+ *   BUG_UNLIST the walk takes a ring off the list on its lockless
+ *              announce alone (no sq_lock, no second announce): an M that
+ *              took the ring up meanwhile (the flag cleared) walks again,
+ *              finds the ring unlisted and parks; the user pushes with the
+ *              flag clear.
+ *   BUG_NORELIST the pick-up does not list again a ring a walk took off:
+ *              it clears the flag of a ring no walk visits.
+ *   BUG_RELISTDEAD (-DCLOSE) the pick-up lists again a ring whose session
+ *              is closing: the close waits for the Ms it knows of, frees,
+ *              and a later walk finds the freed ring listed.
  *   BUG_MISS   (-DTWO) the M tries the lock and leaves when it is taken, but
  *              hands nothing over: an ENTER that consumed before the user's other
  *              thread pushed an entry with the flag clear unlocks, and the
@@ -129,6 +160,25 @@ byte noff;		/* Ms stopped by an offline */
 bool stalled;		/* -DSTALL: the one long hold has begun */
 bool inpass[NM];	/* M i's abandon pass has begun */
 bool stamped[NM];	/* ... and the ring was stamped since */
+bool listed = true;	/* on the pick-up list (S; at setup, listed) */
+bool dead;		/* S: the session is closing (-DCLOSE) */
+bool freed;		/* ... and the rings are freed */
+bool found[NM];		/* M i found the ring listed: an RCU reader, or
+			 * the holder of a reference (-DCLOSE) */
+#ifdef LIST
+#define EMPTY	retire	/* no M needed: off the list */
+#else
+#define EMPTY	end_park	/* as before the list: nothing to do */
+#endif
+#ifdef CLOSE
+#define FOUND(b)	found[id] = b
+#define ABANDONED	goto abandoned
+#define UNFIND		goto unfind
+#else
+#define FOUND(b)	skip
+#define ABANDONED	break
+#define UNFIND		goto end_park
+#endif
 
 /*
  * The ring is stamped with the pick-up clock: for each M whose abandon
@@ -223,6 +273,12 @@ inline enter()
 #endif
 	consume(un, ubusy);
 	blocked = false;
+#ifdef LIST
+	if
+	:: !listed -> listed = true	/* a grace period after */
+	:: true				/* ... or not yet */
+	fi;
+#endif
 	unlock(sq_lock);
 #ifndef BUG_MISS
 	/* full barrier, then "missed" (xchg): wsx_rings_take_over() */
@@ -261,7 +317,7 @@ inline enter()
  */
 proctype user()
 {
-	byte i = 0, un;
+	byte i = 0, un, j;
 	bool ubusy, got;
 
 	do
@@ -280,7 +336,23 @@ proctype user()
 	:: need_enter && tail != head_k -> enter()	/* it polls the flag */
 	:: cq_head == N -> break
 #endif
-	od
+	od;
+#ifdef CLOSE
+	/* release(): dead and unlisted under sq_lock (wsx_rings_quiesce()) */
+	lock(sq_lock);
+	dead = true;
+	listed = false;
+	unlock(sq_lock);
+	/* a grace period, then the Ms' references */
+	atomic {
+		j = 0;
+		do
+		:: j < NM -> !found[j]; j++
+		:: else -> break
+		od;
+		freed = true
+	}
+#endif
 }
 
 #ifdef TWO
@@ -331,11 +403,19 @@ end:	do
 		fi;
 #endif
 		/* before parking: the walk, without the lock */
-		if
-		:: blocked -> goto end_park
-#ifndef BUG_SLEEP
-		:: missed -> goto end_park	/* the holder's to look */
+#ifdef LIST
+		atomic {
+			if
+			:: !listed -> goto end_park	/* not walked */
+			:: else -> assert(!freed); FOUND(true)
+			fi
+		}
 #endif
+		if
+#ifndef BUG_SLEEP
+		:: missed -> UNFIND	/* the holder's to look */
+#endif
+		:: blocked -> goto EMPTY
 		:: else
 		fi;
 		if
@@ -345,9 +425,40 @@ end:	do
 			/* full barrier, then the tail again */
 			if
 			:: tail != head_k
-			:: else -> goto end_park
+			:: else -> goto EMPTY
 			fi
 		fi;
+		goto pickup;
+#ifdef LIST
+retire:		/* no M needed: off the list (wsx_rings_retire()) */
+#ifdef BUG_UNLIST
+		listed = false;
+		UNFIND;
+#endif
+		atomic {			/* a plain try */
+			if
+			:: !sq_lock -> sq_lock = true
+			:: else -> UNFIND	/* stays listed */
+			fi
+		}
+		if
+		:: !blocked ->
+			need_enter = true;	/* full barrier, the tail */
+			if
+			:: tail != head_k ->
+				missed = false;
+				unlock(sq_lock);
+				goto pickup
+			:: else
+			fi
+		:: else
+		fi;
+		listed = false;
+		missed = false;		/* under the lock: owed nothing */
+		unlock(sq_lock);
+		UNFIND;
+#endif
+pickup:
 		/* wsx_rings_pickup_one() */
 #ifdef BUG_SLEEP
 		lock(sq_lock);
@@ -363,6 +474,15 @@ end:	do
 		:: blocked -> unlock(sq_lock); missed = false; goto again
 		:: else
 		fi;
+#endif
+#ifndef BUG_RELISTDEAD
+		if
+		:: dead -> unlock(sq_lock); missed = false; goto again
+		:: else
+		fi;
+#endif
+#ifndef BUG_NORELIST
+		listed = true;		/* a walk may have taken it off */
 #endif
 		stamp();		/* taken up: under the lock */
 		need_enter = false;	/* this M comes back before parking */
@@ -388,15 +508,23 @@ end:	do
 		goto again;
 abandon:	/* wsx_rings_abandon(): one pass, the flag left set */
 		inpass[id] = true;	/* the pass's own tick of the clock */
+#ifdef LIST
+		atomic {
+			if
+			:: !listed -> break	/* the flag is set */
+			:: else -> assert(!freed); FOUND(true)
+			fi
+		}
+#endif
 		if
-		:: blocked -> break	/* the flag is set: ENTER will come */
-		:: stamped[id] -> break	/* stamped since: its stamper looks */
+		:: blocked -> ABANDONED	/* the flag is set: ENTER will come */
+		:: stamped[id] -> ABANDONED	/* stamped since: its stamper looks */
 		:: else
 		fi;
 		stamp();		/* visited */
 		m_trylock(got);
 		if
-		:: !got -> break	/* the holder looks */
+		:: !got -> ABANDONED	/* the holder looks */
 		:: else
 		fi;
 		if
@@ -417,7 +545,12 @@ abandon:	/* wsx_rings_abandon(): one pass, the flag left set */
 		fi;
 		missed = false;		/* under the lock: owed nothing */
 		unlock(sq_lock);
+		ABANDONED;
+#ifdef CLOSE
+abandoned:	found[id] = false;
 		break;
+unfind:		found[id] = false;	/* out of the walk */
+#endif
 end_park:	if
 		:: stopping -> break	/* drains its P's queue and stops */
 		:: else
@@ -431,7 +564,11 @@ end_park:	if
 		/* woken when items are queued, or by a wsx_wakep() */
 end_wait:	atomic { (work > 0 || owork > 0 || kick) -> kick = false; npidle-- };
 again:
+#ifdef CLOSE
+		found[id] = false;	/* the reference dropped */
+#else
 		skip
+#endif
 	od
 }
 
