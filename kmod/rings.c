@@ -110,6 +110,27 @@
  *     loads the flag.  Either the M sees the new tail or userspace sees the
  *     flag and calls ENTER: no entry is left behind while every M sleeps.
  *
+ *     The list (issue 20, finding 3; models/sqpickup.pml, -DLIST): a ring
+ *     whose flag is set needs no M, so the walk takes it off the list
+ *     (wsx_rings_retire()) and a park costs nothing per idle session.  When
+ *     its announce finds the SQ empty, or the ring is blocked, the walk
+ *     tries sq_lock (a plain try: when taken, the ring stays listed, its
+ *     flag set, which costs a later walk one more look); under it, unless
+ *     blocked, it announces again (the flag may have been cleared by a
+ *     take-up since the first), and takes the ring up when entries came;
+ *     else it unlists the ring and clears pickup_missed (owed nothing: the
+ *     flag is set, as after a take-over).  An unlisted ring's flag stays
+ *     set: only wsx_rings_pickup_one() clears it, and it lists the ring
+ *     first, under sq_lock, unless the session is closing (dead).  An
+ *     ENTER lists an unlisted ring again, with its flag as it is (set), so
+ *     that the Ms may take it up as before; it does so only once a grace
+ *     period has passed since the unlisting (unlisted_gp): a node taken
+ *     off an RCU list and put back at its tail sends a walk that is still
+ *     on it back to the head, past the rings behind it.  A take-up lists
+ *     the ring at once: the walk that it may cut short is covered by the
+ *     taker's own, which comes after (it walks again before it parks), and
+ *     which sees every ring listed throughout.  A ring is listed at setup.
+ *
  *     The order (models/pickup_order.pml): an M that takes a ring up
  *     stamps it, under sq_lock, with the next value of wsx_pickup_clock
  *     (served; a stamp only grows), and the walk chooses, among the rings
@@ -200,12 +221,16 @@
  *     file may be shared by a process that relies on the Ms.
  *
  *     An M holds a reference on the rings while it consumes outside the
- *     RCU read section; wsx_rings_quiesce() unlists them, waits for a
- *     grace period and for the references.
+ *     RCU read section; wsx_rings_quiesce() marks them dead and unlists
+ *     them under sq_lock, waits for a grace period since the unlisting and
+ *     for the references.
  *
  * Release: the session's closing flag, the cancel flag of every job, is
  *     set, so queued items skip their work.  wsx_rings_quiesce() then stops
- *     the pick-up (after it no M consumes an entry), before the session's
+ *     the pick-up (after it no M consumes an entry: dead and unlisted under
+ *     sq_lock, a grace period since the unlisting, which a walk that
+ *     retired an idle session made long ago, then the Ms' references),
+ *     before the session's
  *     delayed items are fired at once (wsx_timers_flush()), so that no
  *     delayed item is queued behind the flush.  wsx_rings_destroy() waits
  *     until cq_tail_k == sub_total (every accepted entry posted), takes
@@ -223,10 +248,13 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/rculist.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
@@ -289,10 +317,12 @@ struct wsx_rings {
 	struct wsx_account *acct;		/* I: the session's user */
 	struct wsx_rslot *slots;		/* I */
 	bool pickup;				/* I: WSX_RING_SQ_PICKUP */
-	/* on wsx_pickup_rings: set at setup, cleared by wsx_rings_quiesce() */
+	/* S, and wsx_pickup_lock for the node: on wsx_pickup_rings */
 	bool listed;
+	bool dead;				/* S: closing, never listed again */
+	unsigned long unlisted_gp;		/* S: RCU's state at the unlisting */
 	struct list_head pickup_node;		/* on wsx_pickup_rings */
-	refcount_t refs;			/* the list's, and Ms' */
+	refcount_t refs;			/* the session's, and Ms' */
 	struct completion unref;		/* refs dropped to 0 */
 	/* A: the pick-up clock when an M last took the rings up (under
 	 * sq_lock) or a pass of wsx_rings_abandon() visited them ("Pick-up")
@@ -319,9 +349,16 @@ struct wsx_rings {
 	wait_queue_head_t *poll_wq;		/* I: the session's, poll() */
 };
 
-/* Rings of WSX_RING_SQ_PICKUP sessions: under RCU, written under the lock. */
+/*
+ * Rings of WSX_RING_SQ_PICKUP sessions that the Ms walk: under RCU, written
+ * under the lock ("Pick-up", the list); and how many.
+ */
 static LIST_HEAD(wsx_pickup_rings);
 static DEFINE_SPINLOCK(wsx_pickup_lock);
+static unsigned int wsx_pickup_listed;
+/* Rings the walks visited, and took off the list: the stats' counters. */
+static DEFINE_PER_CPU(u64, wsx_pickup_visits);
+static DEFINE_PER_CPU(u64, wsx_pickup_retired);
 /*
  * Ticks at each take-up (wsx_rings_pickup_one()), at the start of each
  * abandon pass and at each of its visits: see "Pick-up", the order.
@@ -623,6 +660,30 @@ static bool wsx_rings_unlock_sq(struct wsx_rings *r)
 	return r->pickup && xchg(&r->pickup_missed, 0);
 }
 
+/* Put @r on the Ms' list ("Pick-up", the list). */
+static void wsx_rings_list(struct wsx_rings *r)
+{
+	lockdep_assert_held(&r->sq_lock);
+	r->listed = true;
+	spin_lock(&wsx_pickup_lock);
+	list_add_tail_rcu(&r->pickup_node, &wsx_pickup_rings);
+	WRITE_ONCE(wsx_pickup_listed, wsx_pickup_listed + 1);
+	spin_unlock(&wsx_pickup_lock);
+}
+
+/* Take @r off the Ms' list, and note when ("Pick-up", the list). */
+static void wsx_rings_unlist(struct wsx_rings *r)
+{
+	lockdep_assert_held(&r->sq_lock);
+	r->listed = false;
+	spin_lock(&wsx_pickup_lock);
+	list_del_rcu(&r->pickup_node);
+	WRITE_ONCE(wsx_pickup_listed, wsx_pickup_listed - 1);
+	spin_unlock(&wsx_pickup_lock);
+	/* a walk that may still be on the node began before this */
+	r->unlisted_gp = get_state_synchronize_rcu();
+}
+
 /*
  * Consume what the SQ holds, up to its size, for the Ms (the take-over,
  * @by WSX_BY_TAKE_OVER; an abandon pass, WSX_BY_M); false, the flag set
@@ -674,6 +735,10 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 	ret = wsx_rings_consume(r, to_submit, WSX_BY_ENTER, submitted, error);
 	/* the Ms may try again; the flag stays as it is until one does */
 	WRITE_ONCE(r->pickup_blocked, false);
+	/* and they look at it again, once no walk can be on its old node */
+	if (r->pickup && !r->listed &&
+	    poll_state_synchronize_rcu(r->unlisted_gp))
+		wsx_rings_list(r);
 	if (wsx_rings_unlock_sq(r))
 		wsx_rings_take_over(r);
 	return ret;
@@ -728,22 +793,50 @@ static bool wsx_rings_source_pending(void)
 }
 
 /*
+ * @r needs no M: its SQ looked empty after the walk's announce, or it is
+ * blocked.  Take it off the list under a plain try of sq_lock (when taken,
+ * it stays listed, announced), after a second announce under the lock
+ * unless blocked ("Pick-up", the list).  True when entries came before
+ * that announce: the walk takes the rings up.  Called in the walk's RCU
+ * read section.
+ */
+static bool wsx_rings_retire(struct wsx_rings *r)
+{
+	bool came = false;
+
+	if (!mutex_trylock(&r->sq_lock))
+		return false;
+	if (!r->pickup_blocked)
+		came = wsx_rings_announce(r);
+	if (!came && r->listed) {
+		wsx_rings_unlist(r);
+		this_cpu_inc(wsx_pickup_retired);
+	}
+	/* owed nothing: the flag is set (as after a take-over) */
+	WRITE_ONCE(r->pickup_missed, 0);
+	mutex_unlock(&r->sq_lock);
+	return came;
+}
+
+/*
  * wsx_rings_pickup_find - an M with nothing to run, before it parks: the
  * WSX_RING_SQ_PICKUP session whose SQ holds entries and that the Ms took
- * up least recently; when none holds entries, announce each (see
- * "Pick-up").  Returns the rings, with a reference that
+ * up least recently; when none holds entries, announce each and take it off
+ * the list (see "Pick-up").  Returns the rings, with a reference that
  * wsx_rings_pickup_one() drops, or NULL once every session was announced
  * (or is skipped).  The reference cannot fail (wsx_rings_ref()).
  */
 static void *wsx_rings_pickup_find(void)
 {
 	struct wsx_rings *r, *found = NULL;
+	unsigned int visits = 0;
 	s64 oldest = 0;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(r, &wsx_pickup_rings, pickup_node) {
 		s64 served = atomic64_read(&r->served);
 
+		visits++;
 		if (wsx_rings_pickup_skip(r) || !wsx_rings_sq_pending(r))
 			continue;
 		if (!found || served < oldest) {
@@ -753,7 +846,11 @@ static void *wsx_rings_pickup_find(void)
 	}
 	if (!found) {
 		list_for_each_entry_rcu(r, &wsx_pickup_rings, pickup_node) {
-			if (!wsx_rings_pickup_skip(r) && wsx_rings_announce(r)) {
+			visits++;
+			if (READ_ONCE(r->pickup_missed))
+				continue;	/* sq_lock's holder looks */
+			if ((!READ_ONCE(r->pickup_blocked) &&
+			     wsx_rings_announce(r)) || wsx_rings_retire(r)) {
 				found = r;
 				break;
 			}
@@ -762,6 +859,7 @@ static void *wsx_rings_pickup_find(void)
 	if (found)
 		found = wsx_rings_ref(found);
 	rcu_read_unlock();
+	this_cpu_add(wsx_pickup_visits, visits);
 	return found;
 }
 
@@ -786,6 +884,12 @@ static void wsx_rings_pickup_one(void *work, unsigned int budget)
 	/* blocked after our walk looked: the flag is set, leave it so */
 	if (r->pickup_blocked)
 		goto out;
+	/* closing: no M consumes any more (wsx_rings_quiesce()) */
+	if (r->dead)
+		goto out;
+	/* a walk took it off the list: it relies on the Ms' walks again */
+	if (!r->listed)
+		wsx_rings_list(r);
 	/* taken up: the newest of the Ms' order, under sq_lock */
 	wsx_rings_stamp(r);
 	/* this M walks again before it parks: userspace need not enter */
@@ -867,12 +971,27 @@ static void wsx_rings_abandon(void)
 		wsx_rings_abandon_one(r);
 }
 
+/* The stats' counters (source.h, show()). */
+static void wsx_rings_source_show(struct seq_file *sf)
+{
+	u64 visits = 0, retired = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		visits += per_cpu(wsx_pickup_visits, cpu);
+		retired += per_cpu(wsx_pickup_retired, cpu);
+	}
+	seq_printf(sf, " rings_listed=%u rings_visited=%llu rings_retired=%llu",
+		   READ_ONCE(wsx_pickup_listed), visits, retired);
+}
+
 const struct wsx_source wsx_rings_source = {
 	.name		= "rings",
 	.pending	= wsx_rings_source_pending,
 	.find		= wsx_rings_pickup_find,
 	.take		= wsx_rings_pickup_one,
 	.abandon	= wsx_rings_abandon,
+	.show		= wsx_rings_source_show,
 };
 
 /* ---- ENTER: waiting ----------------------------------------------------- */
@@ -1150,6 +1269,7 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 		r->listed = true;
 		spin_lock(&wsx_pickup_lock);
 		list_add_tail_rcu(&r->pickup_node, &wsx_pickup_rings);
+		WRITE_ONCE(wsx_pickup_listed, wsx_pickup_listed + 1);
 		spin_unlock(&wsx_pickup_lock);
 	}
 	return r;
@@ -1167,13 +1287,19 @@ nomem:
  */
 void wsx_rings_quiesce(struct wsx_rings *r)
 {
-	if (!r->listed)
+	if (!r->pickup || r->dead)
 		return;
-	r->listed = false;
-	spin_lock(&wsx_pickup_lock);
-	list_del_rcu(&r->pickup_node);
-	spin_unlock(&wsx_pickup_lock);
-	synchronize_rcu();	/* no M finds the rings any more */
+	mutex_lock(&r->sq_lock);
+	r->dead = true;
+	if (r->listed)
+		wsx_rings_unlist(r);
+	mutex_unlock(&r->sq_lock);
+	/*
+	 * No M finds the rings any more once a grace period has passed since
+	 * they left the list: none to wait for when a walk took an idle
+	 * session off long ago.
+	 */
+	cond_synchronize_rcu(r->unlisted_gp);
 	if (!refcount_dec_and_test(&r->refs))
 		wait_for_completion(&r->unref);
 }

@@ -30,7 +30,7 @@ int wsx_sources_check(void)
 		const struct wsx_source *src = wsx_sources[i];
 
 		if (!src->name || !src->pending || !src->find || !src->take ||
-		    !src->abandon) {
+		    !src->abandon || !src->show) {
 			pr_err("work source %u (%s) lacks a call of the contract\n",
 			       i, src->name ?: "unnamed");
 			return -EINVAL;
@@ -86,4 +86,16 @@ void wsx_sources_abandon(void)
 
 	for (i = 0; i < ARRAY_SIZE(wsx_sources); i++)
 		wsx_sources[i]->abandon();
+}
+
+/**
+ * wsx_sources_show - the sources' counters, for the stats' global line
+ * @sf:		the stats file
+ */
+void wsx_sources_show(struct seq_file *sf)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wsx_sources); i++)
+		wsx_sources[i]->show(sf);
 }

@@ -41,6 +41,8 @@
  *              or lock holder is responsible), consuming what it must,
  *              bounded by what the source holds when abandon() starts,
  *              never by how fast its users feed it.
+ *   show()     print the source's counters on the stats' global line, each
+ *              as " <name>_<key>=<value>" (wsx(4), the stats file).
  *
  * Fairness among a source's users is the source's (the rings serve the
  * least recently served first); the sources are asked in table order.
@@ -49,6 +51,8 @@
 #define _WSX_SOURCE_H
 
 #include <linux/types.h>
+
+struct seq_file;
 
 /* Most units a take() consumes at once (entries of a ring). */
 #define WSX_SOURCE_BUDGET	256
@@ -59,6 +63,7 @@ struct wsx_source {
 	void *(*find)(void);
 	void (*take)(void *work, unsigned int budget);
 	void (*abandon)(void);
+	void (*show)(struct seq_file *sf);
 };
 
 /* What wsx_sources_find() found: a source and its token. */
@@ -71,5 +76,6 @@ int wsx_sources_check(void);
 bool wsx_sources_find(struct wsx_source_work *w);
 void wsx_sources_take(const struct wsx_source_work *w);
 void wsx_sources_abandon(void);
+void wsx_sources_show(struct seq_file *sf);
 
 #endif /* _WSX_SOURCE_H */

@@ -20,9 +20,10 @@
  *               "global depth=<n> puts=<n> gets=<n> cancelled=<n>
  *               threads=<n> threads_max=<n> threads_started=<n>
  *               threads_exited=<n> handoffs=<n> blocked=<n>
- *               wasted_checks=<n> wasted_ms=<n>", the global queues'
- *               totals, the Ms' and the monitor's wasted-cores check's
- *               (monitor.c), then one line per user of
+ *               wasted_checks=<n> wasted_ms=<n>" and the work
+ *               sources' counters (source.h, show()), the global queues'
+ *               totals, the Ms', the monitor's wasted-cores check's
+ *               (monitor.c) and the sources', then one line per user of
  *               /dev/wsx, "user uid=<n> items=<n> cpu_ns=<n>" (account.c)
  *   schedtrace  one line in the format of Go's GODEBUG=schedtrace:
  *               "WSX <ms>ms: nprocs=<n> idleprocs=<n> threads=<n>
@@ -67,6 +68,7 @@
 #include "monitor.h"
 #include "queue.h"
 #include "sched.h"
+#include "source.h"
 #include "stats.h"
 #include "submit.h"
 
@@ -173,9 +175,11 @@ static int wsx_stats_show(struct seq_file *sf, void *unused)
 		   wsx_sched.threads_started, wsx_sched.threads_exited);
 	spin_unlock(&wsx_sched.mlock);
 	wsx_monitor_wasted(&wasted_checks, &wasted_ms);
-	seq_printf(sf, " handoffs=%lld blocked=%d wasted_checks=%llu wasted_ms=%llu\n",
+	seq_printf(sf, " handoffs=%lld blocked=%d wasted_checks=%llu wasted_ms=%llu",
 		   (s64)atomic64_read(&wsx_sched.handoffs),
 		   atomic_read(&wsx_sched.nblocked), wasted_checks, wasted_ms);
+	wsx_sources_show(sf);
+	seq_putc(sf, '\n');
 	wsx_accounts_show(sf);
 	return 0;
 }
