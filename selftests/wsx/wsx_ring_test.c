@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -1112,6 +1113,113 @@ TEST(poll_sees_records)
 	EXPECT_EQ(0, poll(&pfd, 1, 0));
 	wsx_tring_unmap(&t);
 	close(fd);
+}
+
+/* ---- idle pick-up sessions cost a park nothing (issue 20, finding 3) --- */
+
+#define IDLE_SESSIONS	2000
+#define IDLE_ROUNDS	200
+
+/* The stats' global line's @key, or every P's @key summed (@sum); -1. */
+static long long stat_now(const char *key, bool sum)
+{
+	static char text[1 << 16];
+	long long total = 0, v;
+
+	if (wsx_test_read_debugfs("stats", text, sizeof(text)) <= 0)
+		return -1;
+	if (!sum)
+		return wsx_test_stat(text, -1, key);
+	for (int p = 0; (v = wsx_test_stat(text, p, key)) >= 0; p++)
+		total += v;
+	return total;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 +
+	       (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * Many pick-up sessions that each ran one NOP and went idle: a walk takes
+ * them off the Ms' list, so that the parks of another session's round
+ * trips visit a few rings each, not every idle one (before, each park read
+ * every session's SQ tail).  Counts, not times: the times of the close go
+ * in the log only.
+ */
+TEST_F_TIMEOUT(slow, idle_pickup_sessions_cost_a_park_nothing, 600)
+{
+	long long listed0, listed, visits0, parks0, visits, parks;
+	struct wsx_req r = nop(1);
+	struct wsx_tring *ts, t;
+	struct timespec t0;
+	struct rlimit rl;
+	int n = IDLE_SESSIONS, fd;
+
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &rl));
+	rl.rlim_cur = rl.rlim_max;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	if (rl.rlim_cur < (rlim_t)n + 64)
+		n = rl.rlim_cur > 320 ? (int)rl.rlim_cur - 64 : 0;
+	if (!n)
+		SKIP(return, "RLIMIT_NOFILE's hard limit %llu is under 320",
+		     (unsigned long long)rl.rlim_max);
+	listed0 = stat_now("rings_listed", false);
+	ASSERT_LE(0, listed0) TH_LOG("no rings_listed in the stats");
+	ts = calloc(n, sizeof(*ts));
+	ASSERT_NE(NULL, ts);
+	for (int i = 0; i < n; i++) {
+		fd = wsx_test_open();
+		ASSERT_LE(0, fd) TH_LOG("session %d", i);
+		ASSERT_EQ(0, wsx_tring_setup_flags(&ts[i], fd, 1, 1,
+						   WSX_RING_SQ_PICKUP));
+		ASSERT_TRUE(push_enter(&ts[i], r, 0, 1));
+		while (!wsx_tring_ready(&ts[i]))
+			ASSERT_LE(0, wsx_tring_enter(&ts[i], 0, 1, 10 * SEC,
+						     NULL));
+		ASSERT_EQ(1, wsx_tring_reap(&ts[i], 0, NULL, NULL));
+	}
+	/* every M parks, each after a walk */
+	usleep(300000);
+	listed = stat_now("rings_listed", false);
+	EXPECT_GE(listed0 + 4, listed)
+		TH_LOG("%lld of %d idle sessions still listed", listed - listed0,
+		       n);
+
+	fd = wsx_test_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup_flags(&t, fd, 1, 1, WSX_RING_SQ_PICKUP));
+	visits0 = stat_now("rings_visited", false);
+	parks0 = stat_now("parks", true);
+	for (int i = 0; i < IDLE_ROUNDS; i++) {
+		ASSERT_TRUE(push_enter(&t, r, i, 1));
+		while (!wsx_tring_ready(&t))
+			ASSERT_LE(0, wsx_tring_enter(&t, 0, 1, 10 * SEC, NULL));
+		ASSERT_EQ(1, wsx_tring_reap(&t, 0, NULL, NULL));
+	}
+	visits = stat_now("rings_visited", false) - visits0;
+	parks = stat_now("parks", true) - parks0;
+	ksft_print_msg("%d idle sessions: %lld listed; %d round trips: %lld rings visited, %lld parks\n",
+		       n, listed - listed0, IDLE_ROUNDS, visits, parks);
+	/* each walk looks at the busy ring and a few others, at most */
+	EXPECT_GE(4 * parks + 16, visits);
+	EXPECT_LT(0, parks);
+	wsx_tring_unmap(&t);
+	close(fd);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < n; i++) {
+		wsx_tring_unmap(&ts[i]);
+		close(ts[i].fd);
+	}
+	ksft_print_msg("closing %d idle sessions took %ld ms\n", n,
+		       ms_since(&t0));
+	free(ts);
+	EXPECT_GE(listed0, stat_now("rings_listed", false));
 }
 
 TEST_HARNESS_MAIN
