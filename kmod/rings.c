@@ -113,7 +113,10 @@
  *     The list (issue 20, finding 3; models/sqpickup.pml, -DLIST): a ring
  *     whose flag is set needs no M, so the walk takes it off the list
  *     (wsx_rings_retire()) and a park costs nothing per idle session.  When
- *     its announce finds the SQ empty, or the ring is blocked, the walk
+ *     its announce finds the SQ empty, or the ring is blocked, and no ENTER
+ *     or take-up came for WSX_PICKUP_IDLE (active, a racy hint: a ring
+ *     left listed is as before, one taken off is the user's to ENTER; a
+ *     session busy now and then keeps its chance to be taken up), the walk
  *     tries sq_lock (a plain try: when taken, the ring stays listed, its
  *     flag set, which costs a later walk one more look); under it, unless
  *     blocked, it announces again (the flag may have been cleared by a
@@ -267,6 +270,8 @@
 #include "source.h"
 #include "submit.h"
 
+/* How long a pick-up ring stays listed after its last ENTER or take-up. */
+#define WSX_PICKUP_IDLE		HZ
 /* Most entries of either ring, whatever the module parameter says. */
 #define WSX_RING_ENTRIES_LIMIT	65536U
 /* Entries ENTER consumes between two checks for a fatal signal. */
@@ -320,6 +325,8 @@ struct wsx_rings {
 	/* S, and wsx_pickup_lock for the node: on wsx_pickup_rings */
 	bool listed;
 	bool dead;				/* S: closing, never listed again */
+	/* S, read racily by the walk: jiffies at the last ENTER or take-up */
+	unsigned long active;
 	unsigned long unlisted_gp;		/* S: RCU's state at the unlisting */
 	struct list_head pickup_node;		/* on wsx_pickup_rings */
 	refcount_t refs;			/* the session's, and Ms' */
@@ -735,6 +742,7 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 	ret = wsx_rings_consume(r, to_submit, WSX_BY_ENTER, submitted, error);
 	/* the Ms may try again; the flag stays as it is until one does */
 	WRITE_ONCE(r->pickup_blocked, false);
+	WRITE_ONCE(r->active, jiffies);
 	/* and they look at it again, once no walk can be on its old node */
 	if (r->pickup && !r->listed &&
 	    poll_state_synchronize_rcu(r->unlisted_gp))
@@ -849,8 +857,16 @@ static void *wsx_rings_pickup_find(void)
 			visits++;
 			if (READ_ONCE(r->pickup_missed))
 				continue;	/* sq_lock's holder looks */
-			if ((!READ_ONCE(r->pickup_blocked) &&
-			     wsx_rings_announce(r)) || wsx_rings_retire(r)) {
+			if (!READ_ONCE(r->pickup_blocked) &&
+			    wsx_rings_announce(r)) {
+				found = r;
+				break;
+			}
+			/* used lately: it stays listed, announced */
+			if (time_before(jiffies, READ_ONCE(r->active) +
+					WSX_PICKUP_IDLE))
+				continue;
+			if (wsx_rings_retire(r)) {
 				found = r;
 				break;
 			}
@@ -892,6 +908,7 @@ static void wsx_rings_pickup_one(void *work, unsigned int budget)
 		wsx_rings_list(r);
 	/* taken up: the newest of the Ms' order, under sq_lock */
 	wsx_rings_stamp(r);
+	WRITE_ONCE(r->active, jiffies);
 	/* this M walks again before it parks: userspace need not enter */
 	WRITE_ONCE(r->hdr->sq_flags, 0);
 	if (wsx_rings_consume(r, budget, WSX_BY_M, &submitted, &error) ||

@@ -30,7 +30,9 @@
  *         idle ring costs a park nothing): skip the ring if not listed or
  *         missed; if blocked, retire it (below); if the SQ holds entries
  *         go on, else set the flag, full barrier, load the tail again and
- *         go on only if entries came; else retire it: a plain try of
+ *         go on only if entries came; else, unless the ring was used
+ *         lately (an ENTER or a take-up: it stays listed), retire it: a
+ *         plain try of
  *         sq_lock (no "missed" left behind: when taken, the ring stays
  *         listed, its flag set, and the M parks); under it, unless
  *         blocked, announce again (the flag set, full barrier, the tail
@@ -431,6 +433,10 @@ end:	do
 		goto pickup;
 #ifdef LIST
 retire:		/* no M needed: off the list (wsx_rings_retire()) */
+		if
+		:: true -> UNFIND	/* used lately: it stays listed */
+		:: true
+		fi;
 #ifdef BUG_UNLIST
 		listed = false;
 		UNFIND;
