@@ -101,12 +101,14 @@
  *     source of the scheduler (source.h, wsx_rings_source).  Such rings
  *     are on an RCU list that an M with nothing to run walks before it
  *     parks (wsx_rings_pickup_find()).  It skips a ring marked
- *     pickup_blocked or pickup_missed.  Of the rings whose SQ holds
- *     entries it returns the one the Ms took up least recently (below), and
- *     the M consumes up to WSX_SOURCE_BUDGET entries
- *     (wsx_rings_pickup_one()).  When none holds entries, it sets
- *     WSX_SQ_NEED_ENTER on each, takes a full barrier and loads the SQ
- *     tail again.  Userspace stores the tail, takes a full barrier and
+ *     pickup_missed, and one marked pickup_blocked but to take it off the
+ *     list (below).  Of the rings whose SQ holds entries it returns the
+ *     one the Ms took up least recently (below), and the M consumes up to
+ *     WSX_SOURCE_BUDGET entries (wsx_rings_pickup_one()).  When none holds
+ *     entries, it sets WSX_SQ_NEED_ENTER on each, takes a full barrier and
+ *     loads the SQ tail again (and takes the idle ones off the list,
+ *     below).  Invariant: a live ring whose flag the module cleared is
+ *     listed.  Userspace stores the tail, takes a full barrier and
  *     loads the flag.  Either the M sees the new tail or userspace sees the
  *     flag and calls ENTER: no entry is left behind while every M sleeps.
  *
@@ -192,16 +194,17 @@
  *     began are stamped after it, with their flag set, and skipped.
  *
  *     Writers of the flag: the walk (set, without the lock), pickup_one,
- *     the abandon pass and the take-over (under sq_lock); a stray set only
- *     costs an ENTER.
+ *     the retire, the abandon pass and the take-over (under sq_lock); a
+ *     stray set only costs an ENTER.
  *
  *     An M never sleeps on sq_lock: ENTER holds it while it pins a CRC32C
  *     entry's pages, which takes as long as the user's page faults take.
  *     The M tries the lock; when it is taken, the M stores pickup_missed,
  *     takes a full barrier and tries once more; when it is still taken it
- *     leaves the ring to the holder.  Every holder but the take-over and
- *     the abandon pass (below), after its unlock, exchanges pickup_missed
- *     with 0 (xchg(): a full barrier on both sides), wsx_rings_unlock_sq().
+ *     leaves the ring to the holder.  Every holder but the take-over, the
+ *     retire and the abandon pass (below), after its unlock, exchanges
+ *     pickup_missed with 0 (xchg(): a full barrier on both sides),
+ *     wsx_rings_unlock_sq().
  *     Store buffering: either the M's second try sees the lock free, or
  *     the holder sees pickup_missed.  An M holder in
  *     wsx_rings_pickup_one() walks again anyway; the abandon pass leaves
@@ -233,9 +236,9 @@
  *     the pick-up (after it no M consumes an entry: dead and unlisted under
  *     sq_lock, a grace period since the unlisting, which a walk that
  *     retired an idle session made long ago, then the Ms' references),
- *     before the session's
- *     delayed items are fired at once (wsx_timers_flush()), so that no
- *     delayed item is queued behind the flush.  wsx_rings_destroy() waits
+ *     before the session's delayed items are fired at once
+ *     (wsx_timers_flush()), so that no delayed item is queued behind the
+ *     flush.  wsx_rings_destroy() waits
  *     until cq_tail_k == sub_total (every accepted entry posted), takes
  *     cq_lock once so that the last poster has left, then frees.
  *
@@ -243,8 +246,8 @@
  * C = under cq_lock; Q = under cq_wq's lock; A = atomic or lock-free
  * (llist, bitops, atomic64); P = the pick-up's missed handshake
  * ("Pick-up": set without a lock by a failed try of sq_lock, cleared by
- * xchg() after an unlock of sq_lock, or under it at the end of a take-over
- * or an abandon).  The rings are set up (I) before they are published.
+ * xchg() after an unlock of sq_lock, or under it at the end of a take-over,
+ * a retire or an abandon).  The rings are set up (I) before they are published.
  */
 #include <linux/completion.h>
 #include <linux/llist.h>
@@ -1283,11 +1286,9 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 		 * (litmus/rings-create-abandon-pass-lb).
 		 */
 		atomic64_set(&r->served, atomic64_read(&wsx_pickup_clock));
-		r->listed = true;
-		spin_lock(&wsx_pickup_lock);
-		list_add_tail_rcu(&r->pickup_node, &wsx_pickup_rings);
-		WRITE_ONCE(wsx_pickup_listed, wsx_pickup_listed + 1);
-		spin_unlock(&wsx_pickup_lock);
+		mutex_lock(&r->sq_lock);	/* nobody else has it yet */
+		wsx_rings_list(r);
+		mutex_unlock(&r->sq_lock);
 	}
 	return r;
 nomem:
@@ -1304,6 +1305,7 @@ nomem:
  */
 void wsx_rings_quiesce(struct wsx_rings *r)
 {
+	/* dead and unlisted_gp: written by this thread alone from here on */
 	if (!r->pickup || r->dead)
 		return;
 	mutex_lock(&r->sq_lock);
