@@ -12,6 +12,10 @@
  *  - every submitted item's record is read exactly once (assert in the
  *    user, and no invalid end state: the user ends only with all N read);
  *  - a poster never overwrites a record the user has not read;
+ *  - a record never shows before the SQ head covers its entry: a user
+ *    that reads the CQ tail, then the SQ head, never finds more records
+ *    than entries consumed (BUG_HEADLATE, the head stored once after the
+ *    loop, lets an M post a record of an entry the head does not cover);
  *  - ENTER always finds a free job slot when the CQ has room for the item
  *    (so the job slots can be exactly as many as the CQ's entries);
  *  - no lost wakeup: a waiter whose min_complete records were posted does
@@ -116,10 +120,19 @@ inline enter_submit()
 		job_ud[j] = ud;
 		sub_total++;
 		ksq_head++;
-		sq_head = ksq_head;	/* release: the slot may be reused */
+#ifndef BUG_HEADLATE
+		/* release: the slot may be reused; and before the job is
+		 * queued, so that its record never shows before the head
+		 * covers its entry
+		 */
+		sq_head = ksq_head;
+#endif
 		runq ! j
 	od;
 sub_done:
+#ifdef BUG_HEADLATE
+	sq_head = ksq_head;	/* once, after the loop (03e7afc) */
+#endif
 	skip
 }
 
@@ -229,6 +242,16 @@ end:	do
 		kcq_tail = t + 1;	/* release: what the waiters test */
 #endif
 		unlock(cq_lock);
+#ifndef SCRIBBLE
+		/*
+		 * Another thread of the user (or, in pick-up, the user while
+		 * the Ms consume) may read the CQ tail (acquire), then the SQ
+		 * head (acquire), at any time: it never finds more records
+		 * than entries consumed.  Both only grow, so it is enough that
+		 * it holds after each post.
+		 */
+		assert(cq_tail <= sq_head);
+#endif
 		/* wake once: only a waiter whose target is reached */
 		if
 		:: waiting ->		/* wq_has_sleeper(): full barrier, then read */
