@@ -18,6 +18,7 @@ static const char *const wsx_fault_names[WSX_NR_FAULTS] = {
 	[WSX_FAULT_PICKUP_BEFORE_LOCK] = "pickup_before_lock",
 	[WSX_FAULT_POST_BETWEEN_TAILS] = "post_between_tails",
 	[WSX_FAULT_ENTER_IN_SQ_LOCK] = "enter_in_sq_lock",
+	[WSX_FAULT_CONSUME_AFTER_SUBMIT] = "consume_after_submit",
 	[WSX_FAULT_FLUSH_BETWEEN_BATCHES] = "flush_between_batches",
 	[WSX_FAULT_BIND_BEFORE_LOCK] = "bind_before_lock",
 	[WSX_FAULT_WAKEP_DROP] = "wakep_drop",

@@ -55,6 +55,11 @@ enum wsx_fault_point {
 	 * for a pin of the user's pages that takes as long as they fault)
 	 */
 	WSX_FAULT_ENTER_IN_SQ_LOCK,
+	/* wsx_rings_consume() for ENTER, sleeping (so that the submitter's
+	 * CPU runs the job too): after an entry's job is queued, before the
+	 * next entry is copied (its record may be posted meanwhile)
+	 */
+	WSX_FAULT_CONSUME_AFTER_SUBMIT,
 	/* wsx_timers_flush_p(), sleeping: between two holds of a P's tlock
 	 * (the cursor kept while due items may be popped)
 	 */

@@ -32,10 +32,13 @@
  *     ENTER, under sq_lock, loads tail (acquire: pairs with that release,
  *     so the entries below tail are written), refuses tail - sq_head_k >
  *     sq_entries, copies each entry once into a struct on the stack (the
- *     shared entry is never read again: no double fetch), checks the copy,
- *     and finally stores sq_head_k into the shared head (release: the
- *     copies are done before userspace may reuse the entries).  sq_head_k
- *     is the kernel's own; the shared head is written, never read.
+ *     shared entry is never read again: no double fetch), and stores
+ *     sq_head_k into the shared head (release: the copy is done before
+ *     userspace may reuse the entry) before it checks the copy and queues
+ *     its job, or posts its error record: a record never shows before the
+ *     head covers its entry, so userspace's sq_head - cq_head (entries in
+ *     flight) never reads negative.  sq_head_k is the kernel's own; the
+ *     shared head is written, never read.
  *
  * CQ  A record is posted under cq_lock, by the done callbacks of the Ms
  *     and by ENTER for a malformed entry: write cqes[cq_tail_k & mask], put
@@ -328,7 +331,7 @@ struct wsx_rings {
 	/* S, and wsx_pickup_lock for the node: on wsx_pickup_rings */
 	bool listed;
 	bool dead;				/* S: closing, never listed again */
-	/* S, read racily by the walk: jiffies at the last ENTER or take-up */
+	/* S, read racily by the walk: jiffies at setup, the last ENTER or take-up */
 	unsigned long active;
 	unsigned long unlisted_gp;		/* S: RCU's state at the unlisting */
 	struct list_head pickup_node;		/* on wsx_pickup_rings */
@@ -611,12 +614,17 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
 		WRITE_ONCE(r->sq_head_k, r->sq_head_k + 1);
 		/* before the job can finish: wsx_rings_destroy() reads it */
 		WRITE_ONCE(r->sub_total, r->sub_total + 1);
+		/*
+		 * release: the entry is copied out before userspace reuses it
+		 * (litmus/rings-sq-head-reuse); and stored before the job is
+		 * queued, so that its record never shows before the head
+		 * covers its entry (litmus/rings-sq-head-record-mp)
+		 */
+		smp_store_release(&r->hdr->sq_head, r->sq_head_k);
 		wsx_rings_submit_one(r, &req);
+		if (by == WSX_BY_ENTER)
+			wsx_fault_sleep(WSX_FAULT_CONSUME_AFTER_SUBMIT);
 	}
-	/* release: the entries are copied out before userspace reuses them
-	 * (litmus/rings-sq-head-reuse)
-	 */
-	smp_store_release(&r->hdr->sq_head, r->sq_head_k);
 out:
 	*submitted = i;
 	return ret;
@@ -690,8 +698,12 @@ static void wsx_rings_unlist(struct wsx_rings *r)
 	list_del_rcu(&r->pickup_node);
 	WRITE_ONCE(wsx_pickup_listed, wsx_pickup_listed - 1);
 	spin_unlock(&wsx_pickup_lock);
-	/* a walk that may still be on the node began before this */
-	r->unlisted_gp = get_state_synchronize_rcu();
+	/*
+	 * a walk that may still be on the node began before this; and one
+	 * grace period is started, so that an ENTER lists the ring again
+	 * (wsx_rings_submit()) within one, even on an idle system
+	 */
+	r->unlisted_gp = start_poll_synchronize_rcu();
 }
 
 /*
@@ -745,11 +757,12 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 	ret = wsx_rings_consume(r, to_submit, WSX_BY_ENTER, submitted, error);
 	/* the Ms may try again; the flag stays as it is until one does */
 	WRITE_ONCE(r->pickup_blocked, false);
-	WRITE_ONCE(r->active, jiffies);
-	/* and they look at it again, once no walk can be on its old node */
-	if (r->pickup && !r->listed &&
-	    poll_state_synchronize_rcu(r->unlisted_gp))
-		wsx_rings_list(r);
+	if (r->pickup) {
+		WRITE_ONCE(r->active, jiffies);
+		/* they look at it again once no walk can be on its old node */
+		if (!r->listed && poll_state_synchronize_rcu(r->unlisted_gp))
+			wsx_rings_list(r);
+	}
 	if (wsx_rings_unlock_sq(r))
 		wsx_rings_take_over(r);
 	return ret;
@@ -797,6 +810,18 @@ static struct wsx_rings *wsx_rings_ref(struct wsx_rings *r)
 	return r;
 }
 
+/*
+ * Did an ENTER or a take-up come within WSX_PICKUP_IDLE?  Racy: a hint
+ * ("Pick-up", the list).  A ring idle for longer than half the range of
+ * jiffies counts as idle, not as used in the future.
+ */
+static bool wsx_rings_used_lately(struct wsx_rings *r)
+{
+	unsigned long active = READ_ONCE(r->active);
+
+	return time_in_range(jiffies, active, active + WSX_PICKUP_IDLE);
+}
+
 /* Is a pick-up ring listed?  Racy: source.h's cheap guard. */
 static bool wsx_rings_source_pending(void)
 {
@@ -805,11 +830,11 @@ static bool wsx_rings_source_pending(void)
 
 /*
  * @r needs no M: its SQ looked empty after the walk's announce, or it is
- * blocked.  Take it off the list under a plain try of sq_lock (when taken,
- * it stays listed, announced), after a second announce under the lock
- * unless blocked ("Pick-up", the list).  True when entries came before
- * that announce: the walk takes the rings up.  Called in the walk's RCU
- * read section.
+ * blocked, and it was not used for WSX_PICKUP_IDLE.  Take it off the list
+ * under a plain try of sq_lock (when taken, it stays listed, announced),
+ * after a second announce under the lock unless blocked ("Pick-up", the
+ * list).  True when entries came before that announce: the walk takes the
+ * rings up.  Called in the walk's RCU read section.
  */
 static bool wsx_rings_retire(struct wsx_rings *r)
 {
@@ -832,10 +857,12 @@ static bool wsx_rings_retire(struct wsx_rings *r)
 /*
  * wsx_rings_pickup_find - an M with nothing to run, before it parks: the
  * WSX_RING_SQ_PICKUP session whose SQ holds entries and that the Ms took
- * up least recently; when none holds entries, announce each and take it off
- * the list (see "Pick-up").  Returns the rings, with a reference that
- * wsx_rings_pickup_one() drops, or NULL once every session was announced
- * (or is skipped).  The reference cannot fail (wsx_rings_ref()).
+ * up least recently; when none holds entries, announce each that is not
+ * blocked, and take off the list those not used for WSX_PICKUP_IDLE
+ * (wsx_rings_retire(); see "Pick-up").  Returns the rings, with a
+ * reference that wsx_rings_pickup_one() drops, or NULL once every session
+ * was announced (or is skipped).  The reference cannot fail
+ * (wsx_rings_ref()).
  */
 static void *wsx_rings_pickup_find(void)
 {
@@ -866,8 +893,7 @@ static void *wsx_rings_pickup_find(void)
 				break;
 			}
 			/* used lately: it stays listed, announced */
-			if (time_before(jiffies, READ_ONCE(r->active) +
-					WSX_PICKUP_IDLE))
+			if (wsx_rings_used_lately(r))
 				continue;
 			if (wsx_rings_retire(r)) {
 				found = r;
@@ -1259,16 +1285,17 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	r->cqes = r->mem + setup->cqes;
 	init_llist_head(&r->free);
 	mutex_init(&r->sq_lock);
-	/* the list's lock, though nobody else knows the rings yet */
+	spin_lock_init(&r->cq_lock);
+	init_waitqueue_head(&r->cq_wq);
+	r->pickup = setup->flags & WSX_RING_SQ_PICKUP;
+	/* the lock of the free list and the Ms' list, though nobody else
+	 * knows the rings yet
+	 */
 	mutex_lock(&r->sq_lock);
 	for (i = 0; i < r->cq_entries; i++) {
 		r->slots[i].r = r;
 		wsx_rslot_unget(r, &r->slots[i]);
 	}
-	mutex_unlock(&r->sq_lock);
-	spin_lock_init(&r->cq_lock);
-	init_waitqueue_head(&r->cq_wq);
-	r->pickup = setup->flags & WSX_RING_SQ_PICKUP;
 	if (r->pickup) {
 		/* no M has looked yet */
 		r->hdr->sq_flags = WSX_SQ_NEED_ENTER;
@@ -1286,10 +1313,10 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 		 * (litmus/rings-create-abandon-pass-lb).
 		 */
 		atomic64_set(&r->served, atomic64_read(&wsx_pickup_clock));
-		mutex_lock(&r->sq_lock);	/* nobody else has it yet */
+		r->active = jiffies;
 		wsx_rings_list(r);
-		mutex_unlock(&r->sq_lock);
 	}
+	mutex_unlock(&r->sq_lock);
 	return r;
 nomem:
 	wsx_inflight_unreserve(setup->cq_entries);
@@ -1305,7 +1332,11 @@ nomem:
  */
 void wsx_rings_quiesce(struct wsx_rings *r)
 {
-	/* dead and unlisted_gp: written by this thread alone from here on */
+	/*
+	 * dead: written by this thread alone (a second call comes from
+	 * wsx_rings_destroy(), after this one); unlisted_gp: by this thread
+	 * alone once dead is set under sq_lock, below
+	 */
 	if (!r->pickup || r->dead)
 		return;
 	mutex_lock(&r->sq_lock);

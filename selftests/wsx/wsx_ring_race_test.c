@@ -23,11 +23,18 @@
  *	leaving the flag clear while every M skipped the ring: the entries
  *	pushed next stayed in the SQ for good (fault point
  *	pickup_before_lock).
+ *   record_never_before_its_sq_head  another thread that reads the CQ
+ *	tail, then the SQ head, never finds more records than entries
+ *	consumed (sq_head - cq_head of -1, issue 20's finding 7).  The
+ *	module stored the shared SQ head once, after it had queued every
+ *	entry's job, so a job that ran meanwhile could post its record first
+ *	(fault point consume_after_submit).
  *   epoll_before_setup  an epoll watch added before WSX_IOC_RING_SETUP
  *	must be woken by the CQ's records; it used to wait on a queue the
  *	records never woke.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 
 #include "../kselftest_harness.h"
@@ -36,7 +43,7 @@
 #define SEC		1000000000LL
 
 static const char *const faults[] = {
-	"post_between_tails", "pickup_before_lock",
+	"post_between_tails", "pickup_before_lock", "consume_after_submit",
 };
 
 /* Every test leaves the fault points as it found them: off. */
@@ -237,6 +244,66 @@ TEST_F_TIMEOUT(race, pickup_blocked_keeps_the_flag, 600)
 	wsx_tring_unmap(&t);
 	close(fd);
 	EXPECT_WIDENED(1);	/* pickup_before_lock */
+}
+
+/* What the peeking thread of record_never_before_its_sq_head shares. */
+struct peek {
+	struct wsx_tring *t;
+	bool stop;
+	long looks, early;
+};
+
+static void *peek_fn(void *arg)
+{
+	struct peek *pk = arg;
+
+	while (!__atomic_load_n(&pk->stop, __ATOMIC_ACQUIRE)) {
+		__u32 tail = __atomic_load_n(pk->t->cq_tail, __ATOMIC_ACQUIRE);
+		__u32 head = __atomic_load_n(pk->t->sq_head, __ATOMIC_ACQUIRE);
+
+		/* every record is of an entry consumed: tail <= head */
+		if ((__s32)(tail - head) > 0)
+			pk->early++;
+		pk->looks++;
+	}
+	return NULL;
+}
+
+TEST_F(race, record_never_before_its_sq_head)
+{
+	int fd = wsx_test_open(), rounds = (int)wsx_test_scaled(40, 10);
+	struct wsx_tring t;
+	struct peek pk = { .t = &t };
+	pthread_t th;
+	struct wsx_enter e;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 8, 8));
+	ASSERT_EQ(0, fault(self->faults, "consume_after_submit", "2000"));
+	ASSERT_EQ(0, pthread_create(&th, NULL, peek_fn, &pk));
+	for (int i = 0; i < rounds; i++) {
+		int n = 0;
+
+		/* NOPs on the global queue: the other Ps run them at once */
+		while (n < 8) {
+			struct wsx_req r = global_nop(i * 8 + n);
+
+			ASSERT_TRUE(wsx_tring_push(&t, &r));
+			n++;
+		}
+		ASSERT_EQ(0, wsx_tring_enter(&t, 8, 8, 30 * SEC, &e));
+		ASSERT_EQ(8, e.submitted);
+		ASSERT_EQ(8, wsx_tring_reap(&t, 0, NULL, NULL));
+	}
+	__atomic_store_n(&pk.stop, true, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	TH_LOG("%ld of %ld looks found a record before its SQ head",
+	       pk.early, pk.looks);
+	EXPECT_EQ(0, pk.early);
+	EXPECT_LT(0, pk.looks);
+	wsx_tring_unmap(&t);
+	close(fd);
+	EXPECT_WIDENED(2);	/* consume_after_submit */
 }
 
 TEST_F(race, epoll_before_setup)

@@ -38,14 +38,16 @@
  * pick-up rings) flooded by a thread that keeps its SQ non-empty (a
  * correct user: it reaps, and ENTERs only when WSX_SQ_NEED_ENTER is set),
  * and B.  Each round B leaves priming SPINs to the Ms whatever its flag
- * says (for STARVE_PRIME_NS at most: a walk that found B idle took it off
- * the Ms' list, and then B ENTERs them, which lists it again once a grace
- * period has passed, and redoes the round): the M that takes them clears
+ * says (for STARVE_PRIME_NS at most when B's flag is set: a walk that
+ * found B idle took it off the Ms' list, and then B ENTERs them, which
+ * lists it again once a grace period has passed, and redoes the round; with
+ * its flag clear B relies on the Ms, and they must take them up before
+ * the guard): the M that takes them clears
  * the flag, and no M walks to set it
  * again while the SPINs keep every M busy (on TCG a vCPU runs alone for
  * many ms: a shorter window is never seen from another one).  Once they
- * are consumed (B's SQ head, which that M publishes at the end of its
- * consume, just before it lets go of sq_lock) and an ENTER of no entry
+ * are consumed (B's SQ head, which that M publishes entry by entry as it
+ * consumes, before it lets go of sq_lock) and an ENTER of no entry
  * has taken sq_lock after that M (which a vCPU's pause or a preemption
  * can stop between the two), B pushes one NOP and relies
  * on the Ms while the flag is clear (a round that finds it set ENTERs,
@@ -698,12 +700,15 @@ TEST(starve)
 				now + STARVE_PRIME_NS < end ?
 				now + STARVE_PRIME_NS : end);
 		prime_max = n > prime_max ? n : prime_max;
-		if (!starve_done(&b, id) && wsx_test_now_ns() < end) {
+		if (!starve_done(&b, id) && wsx_test_now_ns() < end &&
+		    !wsx_tring_picked_up(&b)) {
 			/*
-			 * B is off the Ms' list: a walk found it idle, with
-			 * its flag set.  A correct user ENTERs, which lists
-			 * it again once a grace period has passed since; the
-			 * round is redone.
+			 * B may be off the Ms' list: a walk found it idle,
+			 * with its flag set.  A correct user ENTERs, which
+			 * lists it again once a grace period has passed
+			 * since; the round is redone.  With its flag clear,
+			 * B relies on the Ms: they must take the entries up
+			 * before the guard (below).
 			 */
 			recs.hi = id;
 			recs.sum = 0;
@@ -714,9 +719,10 @@ TEST(starve)
 			unlisted++;
 			continue;
 		}
+		n = starve_wait(&a, &b, id, a0, end);
 		if (!starve_done(&b, id)) {
-			ksft_print_msg("B's priming entries waited while %u of A's were taken\n",
-				       n);
+			ksft_print_msg("B's priming entries waited, its flag %#x, while %u of A's were taken\n",
+				       *b.sq_flags, n);
 			ok = false;
 			break;
 		}
