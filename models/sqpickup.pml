@@ -68,6 +68,20 @@
  *         ENTERs itself, and "missed" is owed nothing: cleared under the
  *         lock, as the take-over does.  Parking: the P's idle count
  *         (npidle), the recheck of the queues, then the sleep.
+ *   rely (-DRELY; issue 20, finding 7, the design of docs/pickup.md, not
+ *         yet the code): an ENTER that consumed without filling the CQ,
+ *         on a listed ring, lets the ring rely on the Ms when every P is
+ *         busy, since each M walks before it parks: under sq_lock, the
+ *         flag cleared, then a generation moved with a fully ordered
+ *         atomic, then npidle read; when a P is idle, the flag set again,
+ *         full barrier, the tail read again, and what came meanwhile
+ *         consumed in this ENTER.  Each M notes the generation at the top
+ *         of its walk; parking, after npidle++ and its full barrier, it
+ *         walks again when the generation moved (store buffering against
+ *         the ENTER's clear, move and read).  No count of stopping Ps:
+ *         a P going offline while the ENTER sees every P busy leaves the
+ *         others, which walk (checked with one offline; the case with an
+ *         offline is by hand, 26.7 million states).
  *   close (-DCLOSE): the user, once it read every record, closes the
  *         session: under sq_lock, marks it dead and takes it off the list;
  *         then waits for the Ms that found it listed (an RCU grace period
@@ -121,6 +135,14 @@
  *   BUG_RELISTDEAD (-DCLOSE) the pick-up lists again a ring whose session
  *              is closing: the close waits for the Ms it knows of, frees,
  *              and a later walk finds the freed ring listed.
+ *   BUG_NOGEN  (-DRELY) the parker does not compare the generation: an M
+ *              between its walk and its park when the ENTER read npidle 0
+ *              sleeps, and the entry pushed with the flag clear stays.
+ *   BUG_RELY   (-DRELY) the ENTER clears the flag without reading npidle:
+ *              it leaves a ring relying on Ms that are all asleep.
+ *   BUG_GENFIRST (-DRELY) the generation moved before the flag is
+ *              cleared: a walk that notes the new generation and finds
+ *              the ring announced parks on a note that matches.
  *   BUG_MISS   (-DTWO) the M tries the lock and leaves when it is taken, but
  *              hands nothing over: an ENTER that consumed before the user's other
  *              thread pushed an entry with the flag clear unlocks, and the
@@ -167,6 +189,7 @@ bool dead;		/* S: the session is closing (-DCLOSE) */
 bool freed;		/* ... and the rings are freed */
 bool found[NM];		/* M i found the ring listed: an RCU reader, or
 			 * the holder of a reference (-DCLOSE) */
+byte gen;		/* -DRELY: moved by each ENTER that clears the flag */
 #ifdef LIST
 #define EMPTY	retire	/* no M needed: off the list */
 #else
@@ -281,6 +304,40 @@ inline enter()
 	:: true				/* ... or not yet */
 	fi;
 #endif
+#ifdef RELY
+	/*
+	 * Every P busy: each M walks before it parks, so the ring may rely on
+	 * them (the flag cleared); else it does not (the flag set again, and
+	 * what came meanwhile consumed here).  Only a listed ring, with room.
+	 */
+	if
+	:: !ubusy && listed && !dead ->
+#ifdef BUG_GENFIRST
+		gen++;
+		need_enter = false;
+#else
+		need_enter = false;
+		gen++;			/* fully ordered: atomic_inc_return() */
+#endif
+#ifndef BUG_RELY
+		if
+		:: npidle > 0 ->
+			need_enter = true;	/* full barrier, the tail */
+			if
+			:: tail != head_k ->
+				consume(un, ubusy);
+				if
+				:: ubusy -> blocked = true
+				:: else
+				fi
+			:: else
+			fi
+		:: else
+		fi
+#endif
+	:: else
+	fi;
+#endif
 	unlock(sq_lock);
 #ifndef BUG_MISS
 	/* full barrier, then "missed" (xchg): wsx_rings_take_over() */
@@ -379,7 +436,7 @@ proctype other()
 
 proctype m(byte id)
 {
-	byte n, spicks, j;
+	byte n, spicks, j, note;
 	bool busy, stopping, got;
 
 end:	do
@@ -398,6 +455,7 @@ end:	do
 		break				/* wakes nobody */
 #endif
 	:: stopping || (work == 0 && owork == 0) ->
+		note = gen;	/* -DRELY: before the walk (and its guard) */
 #ifndef BUG_ABANDON
 		if
 		:: stopping -> goto abandon
@@ -565,6 +623,10 @@ end_park:	if
 		npidle++;
 		if
 		:: work > 0 || owork > 0 -> npidle--; goto again
+#if defined(RELY) && !defined(BUG_NOGEN)
+		/* a ring began to rely after the note: walk again */
+		:: gen != note -> npidle--; goto again
+#endif
 		:: else
 		fi;
 		/* woken when items are queued, or by a wsx_wakep() */
