@@ -139,6 +139,22 @@
  *     taker's own, which comes after (it walks again before it parks), and
  *     which sees every ring listed throughout.  A ring is listed at setup.
  *
+ *     The rely (issue 20, finding 7; models/sqpickup.pml, -DRELY): the
+ *     flag was cleared only by an M that took the ring up, so a user that
+ *     ENTERs kept ENTERing while the Ms were busy and would have come.  An
+ *     ENTER that consumed without an error (nor a full CQ) on a listed
+ *     ring whose flag is set, when every P is busy (wsx_sources_busy()),
+ *     lets the ring rely on the Ms (wsx_rings_rely()): the flag cleared,
+ *     then wsx_source_rely() moves the sources' generation and reads
+ *     npidle again; each M walks before it parks, and one between its walk
+ *     and its park sees the generation moved and walks again (source.h,
+ *     the rely).  When a P went idle meanwhile, the ring does not rely:
+ *     the flag set again (the announce: full barrier, the tail) and what
+ *     came before it consumed in this ENTER (as the take-over does); the
+ *     idle P's M, woken by what the ENTER queued, runs it.  A relied ring
+ *     waits for the first M to run out of work (the monitor does not poll
+ *     the sources).
+ *
  *     The order (models/pickup_order.pml): an M that takes a ring up
  *     stamps it, under sq_lock, with the next value of wsx_pickup_clock
  *     (served; a stamp only grows), and the walk chooses, among the rings
@@ -163,7 +179,8 @@
  *
  *     Invariant: while the flag is clear, an M that will walk the list
  *     again before it parks exists, or the holder of sq_lock will look at
- *     pickup_missed after its unlock (below).  Under sq_lock, the M first
+ *     pickup_missed after its unlock (below), or the ENTER that cleared
+ *     it saw every P busy after moving the generation (the rely).  Under sq_lock, the M first
  *     tests pickup_blocked again (the walk's test is racy: another M may
  *     have set it since), and leaves the ring as it is if set.  Else it
  *     clears the flag (it walks again: the sched.c loop goes back after
@@ -197,8 +214,8 @@
  *     began are stamped after it, with their flag set, and skipped.
  *
  *     Writers of the flag: the walk (set, without the lock), pickup_one,
- *     the retire, the abandon pass and the take-over (under sq_lock); a
- *     stray set only costs an ENTER.
+ *     the retire, the abandon pass, the take-over and the rely (under
+ *     sq_lock); a stray set only costs an ENTER.
  *
  *     An M never sleeps on sq_lock: ENTER holds it while it pins a CRC32C
  *     entry's pages, which takes as long as the user's page faults take.
@@ -747,6 +764,29 @@ static void wsx_rings_take_over(struct wsx_rings *r)
 	mutex_unlock(&r->sq_lock);
 }
 
+/*
+ * After an ENTER consumed without an error, with @r listed: while every P
+ * is busy, each M walks before it parks, so let the ring rely on the Ms
+ * (the flag cleared): the user's next entries need no ENTER ("Pick-up",
+ * the rely; source.h).  When a P went idle meanwhile, the flag is set
+ * again and what came before that announce is consumed here, as the
+ * take-over does.
+ */
+static void wsx_rings_rely(struct wsx_rings *r)
+{
+	lockdep_assert_held(&r->sq_lock);
+	if (!r->listed || r->dead ||
+	    !(READ_ONCE(r->hdr->sq_flags) & WSX_SQ_NEED_ENTER) ||
+	    !wsx_sources_busy())
+		return;
+	/* published before the move: litmus/rings-rely-note-mp */
+	WRITE_ONCE(r->hdr->sq_flags, 0);
+	if (wsx_source_rely())
+		return;
+	if (wsx_rings_announce(r))
+		wsx_rings_take_round(r, WSX_BY_TAKE_OVER);
+}
+
 static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 			    u32 *submitted, s32 *error)
 {
@@ -755,13 +795,15 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 	if (mutex_lock_killable(&r->sq_lock))
 		return -EINTR;
 	ret = wsx_rings_consume(r, to_submit, WSX_BY_ENTER, submitted, error);
-	/* the Ms may try again; the flag stays as it is until one does */
+	/* the Ms may try again; the flag stays set unless the rely clears it */
 	WRITE_ONCE(r->pickup_blocked, false);
 	if (r->pickup) {
 		WRITE_ONCE(r->active, jiffies);
 		/* they look at it again once no walk can be on its old node */
 		if (!r->listed && poll_state_synchronize_rcu(r->unlisted_gp))
 			wsx_rings_list(r);
+		if (!ret && !*error)
+			wsx_rings_rely(r);
 	}
 	if (wsx_rings_unlock_sq(r))
 		wsx_rings_take_over(r);

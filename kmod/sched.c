@@ -515,6 +515,15 @@ static void wsx_m_park(struct wsx_m *m)
 		smp_mb();
 		visible = !atomic_read(&wsx_sched.nmspinning);
 	}
+	/*
+	 * A source let its users rely on the Ms after our look: look again
+	 * (source.h, the rely: either it saw our P idle or we see the move;
+	 * litmus/rings-rely-park-sb, models/sqpickup.pml -DRELY)
+	 */
+	if (!visible && wsx_sources_moved(m->source_note)) {
+		visible = true;
+		far = false;
+	}
 	if (visible) {
 		if (wsx_pidle_reclaim(m)) {
 			WRITE_ONCE(m->parked, false);
@@ -637,7 +646,12 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 			if (item)
 				return item;
 		}
-		/* the work sources (source.h), as Go's poller last */
+		/*
+		 * the work sources (source.h), as Go's poller last; the note
+		 * first, so that a source that comes to rely on the Ms after
+		 * this look sends the park back (source.h, the rely)
+		 */
+		m->source_note = wsx_sources_note();
 		if (wsx_sources_find(&found)) {
 			/*
 			 * Work found: hand spinning on, as wsx_execute()

@@ -198,6 +198,8 @@ struct wsx_m {
 	unsigned long idle_since;		/* K: jiffies, entering mpool */
 	wait_queue_head_t wq;
 	u32 rnd;				/* M: steal-order PRNG */
+	/* M: wsx_sources_note() before its last look at the sources */
+	int source_note;
 };
 
 /*

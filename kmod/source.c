@@ -9,7 +9,11 @@
 #include <linux/printk.h>
 
 #include "rings.h"
+#include "sched.h"
 #include "source.h"
+
+/* Moved by each source that lets its users rely on the Ms (the rely). */
+static atomic_t wsx_sources_gen = ATOMIC_INIT(0);
 
 /* Every source, in the order an M asks them. */
 static const struct wsx_source *const wsx_sources[] = {
@@ -86,6 +90,55 @@ void wsx_sources_abandon(void)
 
 	for (i = 0; i < ARRAY_SIZE(wsx_sources); i++)
 		wsx_sources[i]->abandon();
+}
+
+/**
+ * wsx_sources_busy - is every P busy?  Racy: a source's cheap look before
+ * the rely (source.h)
+ */
+bool wsx_sources_busy(void)
+{
+	return !atomic_read(&wsx_sched.npidle);
+}
+
+/**
+ * wsx_source_rely - a source has published that its users rely on the Ms
+ * (source.h, the rely)
+ *
+ * Return: true when every P is busy: each M looks at the sources before
+ * it parks, or sees the generation moved; false when a P is idle: the
+ * source must undo the rely and look itself.
+ */
+bool wsx_source_rely(void)
+{
+	/*
+	 * fully ordered: the source's state before the move, npidle after
+	 * it (litmus/rings-rely-park-sb, rings-rely-note-mp)
+	 */
+	atomic_inc_return(&wsx_sources_gen);
+	return wsx_sources_busy();
+}
+
+/**
+ * wsx_sources_note - an M, before it asks the sources: the generation
+ * that wsx_sources_moved() compares with when it parks
+ */
+int wsx_sources_note(void)
+{
+	/* acquire: pairs with wsx_source_rely()'s move
+	 * (litmus/rings-rely-note-mp)
+	 */
+	return atomic_read_acquire(&wsx_sources_gen);
+}
+
+/**
+ * wsx_sources_moved - a parking M, its P counted idle and after a full
+ * barrier: did a source let its users rely on the Ms since @note?
+ * @note:	from wsx_sources_note() before the M's last look
+ */
+bool wsx_sources_moved(int note)
+{
+	return atomic_read(&wsx_sources_gen) != note;
 }
 
 /**

@@ -44,6 +44,25 @@
  *   show()     print the source's counters on the stats' global line, each
  *              as " <name>_<key>=<value>" (wsx(4), the stats file).
  *
+ * The rely.  A source may let its users rely on the Ms without calling
+ * in (the rings: an ENTER clears WSX_SQ_NEED_ENTER while every P is busy,
+ * so that the user's next entries need no ENTER; issue 20, finding 7),
+ * since every M asks the sources before it parks.  An M between its look
+ * and its park would miss it, so: the source publishes that state (the
+ * flag cleared), then calls wsx_source_rely(), which moves the sources'
+ * generation (fully ordered) and then says whether every P is busy; when
+ * one is idle, the source undoes it (the flag set again, a full barrier)
+ * and looks itself at what came meanwhile.  Each M notes the generation
+ * before it asks the sources (wsx_sources_note(), an acquire: the state
+ * published before a move it sees is seen by its look), and, parking,
+ * after its P is counted idle and a full barrier, looks again when the
+ * generation moved (wsx_sources_moved()).  Store buffering: either the
+ * source sees the P idle or the parker sees the move
+ * (litmus/rings-rely-park-sb, litmus/rings-rely-note-mp;
+ * models/sqpickup.pml, -DRELY).  wsx_sources_busy() is a cheap look
+ * first: a source does not publish, nor move the generation (which sends
+ * parkers back to look), when a P is idle already.
+ *
  * Fairness among a source's users is the source's (the rings serve the
  * least recently served first); the sources are asked in table order.
  */
@@ -77,5 +96,9 @@ bool wsx_sources_find(struct wsx_source_work *w);
 void wsx_sources_take(const struct wsx_source_work *w);
 void wsx_sources_abandon(void);
 void wsx_sources_show(struct seq_file *sf);
+bool wsx_sources_busy(void);
+bool wsx_source_rely(void);
+int wsx_sources_note(void);
+bool wsx_sources_moved(int note);
 
 #endif /* _WSX_SOURCE_H */

@@ -89,6 +89,16 @@
  * waiting while the feeder keeps up with it.  SKIP when CPU 1 cannot go
  * offline.
  *
+ * relies_while_every_p_is_busy: issue 20's finding 7, the flag says who
+ * looks.  While every P runs SPINs of another session for RELY_BUSY_S, a
+ * pick-up session pushes a NOP and ENTERs (the flag is set at setup): the
+ * ENTER must leave the flag clear, since every M walks the pick-up rings
+ * before it parks; then it pushes RELY_MORE NOPs and never ENTERs again:
+ * every record must come (the Ms take them up once their SPINs end).
+ * Then, with every P idle, the same ENTER must leave the flag set (an idle
+ * P's M would not look).  The flag used to be cleared only by an M's
+ * take-up: the ENTER left it set and the user ENTERed again.
+ *
  * read_only: a file opened read-only cannot queue work or set up rings:
  * SUBMIT, RING_SETUP and ENTER fail with EBADF, VERSION works.
  *
@@ -797,11 +807,11 @@ TEST(starve)
 #define FED_OP		0xffff		/* refused: its record is posted at once */
 
 /*
- * Keep the Ms of every P but P 1 (CPU 1's) busy for @s seconds with SPINs
- * of another session, so that only P 1's M walks the pick-up rings (it
- * may steal some SPINs too).
+ * Keep the Ms of every P but P @skip busy for @s seconds with SPINs of
+ * another session (offline_fed: P 1, CPU 1's, so that only its M walks
+ * the pick-up rings; it may steal some SPINs too; -1: every P).
  */
-static int keep_busy(int fd, int nprocs, unsigned int s)
+static int keep_busy(int fd, int nprocs, int skip, unsigned int s)
 {
 	struct wsx_req reqs[256];
 	__u64 ns = spin_ns();
@@ -810,7 +820,7 @@ static int keep_busy(int fd, int nprocs, unsigned int s)
 	if (!ns)
 		return -EINVAL;
 	for (int p = 0; p < nprocs; p++) {
-		if (p == 1)
+		if (p == skip)
 			continue;
 		for (int i = 0; i < 256; i++)
 			reqs[i] = wsx_test_req(WSX_OP_SPIN, i, WSX_PLACE_P, p,
@@ -844,7 +854,7 @@ TEST_F_TIMEOUT(fed, offline_fed, 2 * FED_GUARD_S)
 	if (access(CPU1_ONLINE, W_OK))
 		SKIP(return, "%s: no CPU 1 that can go offline", _metadata->name);
 	/* the offline returns well within the SPINs' FEED_GUARD_S */
-	ASSERT_EQ(0, keep_busy(fd_busy, wsx_test_nprocs(fd), FEED_GUARD_S));
+	ASSERT_EQ(0, keep_busy(fd_busy, wsx_test_nprocs(fd), 1, FEED_GUARD_S));
 	ASSERT_EQ(0, feeder_start(&f, fd, FED_OP, -EINVAL, FED_ENTER,
 				  FED_GUARD_S));
 	/* the flood under way */
@@ -882,6 +892,56 @@ TEST_F_TIMEOUT(fed, offline_fed, 2 * FED_GUARD_S)
 	EXPECT_FALSE(stopped);
 	EXPECT_LE(FED_AFTER, p_end - p_off);
 	EXPECT_EQ('1', buf[0]);
+}
+
+#define RELY_BUSY_S	1
+#define RELY_MORE	8
+#define RELY_GUARD_S	20
+
+TEST_F_TIMEOUT(fed, relies_while_every_p_is_busy, 2 * RELY_GUARD_S)
+{
+	int fd = wsx_test_open(), fd_busy = wsx_test_open(), nprocs;
+	struct wsx_tring t;
+	bool relied, idle_relied;
+	__u64 end;
+	__u32 i;
+
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, fd_busy);
+	nprocs = wsx_test_nprocs(fd);
+	ASSERT_LT(0, nprocs);
+	ASSERT_EQ(0, wsx_tring_setup_flags(&t, fd, 16, 32, WSX_RING_SQ_PICKUP));
+	ASSERT_FALSE(wsx_tring_picked_up(&t));	/* set at setup */
+	ASSERT_EQ(0, keep_busy(fd_busy, nprocs, -1, RELY_BUSY_S));
+	usleep(20000);	/* every M into its first SPIN */
+	push_nop(&t, 0);
+	ASSERT_EQ(0, wsx_tring_enter(&t, 1, 0, 0, NULL));
+	relied = wsx_tring_picked_up(&t);
+	/* the user relies on the Ms from here: no ENTER that submits */
+	for (i = 1; i <= RELY_MORE; i++)
+		push_nop(&t, i);
+	end = wsx_test_now_ns() + RELY_GUARD_S * 1000000000ULL;
+	while (wsx_tring_ready(&t) < RELY_MORE + 1 && wsx_test_now_ns() < end)
+		usleep(1000);
+	ksft_print_msg("every P busy: the ENTER left the flag %s; %u of %u records came without another ENTER\n",
+		       relied ? "clear" : "set", wsx_tring_ready(&t),
+		       RELY_MORE + 1);
+	EXPECT_TRUE(relied);
+	EXPECT_EQ(RELY_MORE + 1, wsx_tring_ready(&t));
+	EXPECT_EQ(RELY_MORE + 1, wsx_tring_reap(&t, 0, NULL, NULL));
+	/* every P idle (the SPINs are done, the Ms parked): no rely */
+	usleep(100000);
+	push_nop(&t, RELY_MORE + 1);
+	ASSERT_EQ(0, wsx_tring_enter(&t, 1, 0, 0, NULL));
+	idle_relied = wsx_tring_picked_up(&t);
+	ASSERT_EQ(0, wsx_tring_enter(&t, 0, 1, 10000000000LL, NULL));
+	ksft_print_msg("every P idle: the ENTER left the flag %s\n",
+		       idle_relied ? "clear" : "set");
+	EXPECT_FALSE(idle_relied);
+	EXPECT_EQ(1, wsx_tring_reap(&t, 0, NULL, NULL));
+	wsx_tring_unmap(&t);
+	close(fd);
+	close(fd_busy);
 }
 
 TEST(read_only)
