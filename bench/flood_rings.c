@@ -11,6 +11,7 @@
  * INFLIGHT unreaped), one enter call that submits them and, when nothing
  * more may be submitted before records are read, waits for min(BATCH,
  * outstanding) records; then read every ready record from shared memory.
+ * In pick-up mode a full SQ also waits, for one record.
  * With BATCH 1 and INFLIGHT 1 that is a round trip: submit one, wait for it.
  */
 #define _GNU_SOURCE
@@ -326,6 +327,13 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 		out = sent - done;
 		if (out >= inflight || sent == total)
 			min = out < batch ? out : batch;
+		/*
+		 * pick-up mode, the SQ full while the Ms have the entries
+		 * (the flag clear): wait for a record rather than spin on the
+		 * CPU the Ms need
+		 */
+		if (d.pickup && !n && !min && out)
+			min = 1;
 		/* pick-up mode: the flag decides, also for older entries */
 		if ((n || min || d.pickup) && ops->enter(&d, n, min))
 			return 1;
