@@ -238,8 +238,9 @@ struct wsx_wait {
  *	 (sq_entries - 1)], then stores tail + 1 with release semantics
  *	 (__atomic_store_n(..., __ATOMIC_RELEASE)).  The module copies each
  *	 entry out once, in WSX_IOC_ENTER, and then advances head (a release
- *	 store): entries below head may be reused.  head is the module's,
- *	 tail userspace's.
+ *	 store) before the entry's item is queued: entries below head may be
+ *	 reused, and a record never shows (CQ tail, acquire) before head
+ *	 (acquire) covers its entry.  head is the module's, tail userspace's.
  *   CQ: struct wsx_completion cqes[cq_entries]; the module writes
  *	 cqes[tail & (cq_entries - 1)] and stores tail + 1 (release);
  *	 userspace reads with an acquire load of tail, reads the records
@@ -286,6 +287,9 @@ struct wsx_wait {
  * being woken: after storing the SQ tail, userspace issues a full barrier
  * (__atomic_thread_fence(__ATOMIC_SEQ_CST)) and loads the flags; only if
  * WSX_SQ_NEED_ENTER is set must it call WSX_IOC_ENTER for the new entries.
+ * An ENTER that finds every thread of the executor busy clears the flag
+ * (each will look before it sleeps): the entries pushed after it need no
+ * ENTER until the flag is set again.
  * Entries an M cannot take are left for the next ENTER, with the flag set
  * until then: CRC32C entries (they pin the caller's pages), entries that
  * meet a full CQ, and all of them when the indices are out of range.  So a
