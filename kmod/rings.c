@@ -137,7 +137,9 @@
  *     on it back to the head, past the rings behind it.  A take-up lists
  *     the ring at once: the walk that it may cut short is covered by the
  *     taker's own, which comes after (it walks again before it parks), and
- *     which sees every ring listed throughout.  A ring is listed at setup.
+ *     which sees every ring listed throughout (models/pickup_cut.pml, with
+ *     several rings: BUG_ENTERRELIST, an ENTER that lists at once, strands
+ *     an entry).  A ring is listed at setup.
  *
  *     The rely (issue 20, finding 7; models/sqpickup.pml, -DRELY): the
  *     flag was cleared only by an M that took the ring up, so a user that
@@ -348,7 +350,7 @@ struct wsx_rings {
 	/* S, and wsx_pickup_lock for the node: on wsx_pickup_rings */
 	bool listed;
 	bool dead;				/* S: closing, never listed again */
-	/* S, read racily by the walk: jiffies at setup, the last ENTER or take-up */
+	/* S, read racily by the walk: jiffies at setup, last ENTER, take-up */
 	unsigned long active;
 	unsigned long unlisted_gp;		/* S: RCU's state at the unlisting */
 	struct list_head pickup_node;		/* on wsx_pickup_rings */

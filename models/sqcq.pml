@@ -131,7 +131,7 @@ inline enter_submit()
 	od;
 sub_done:
 #ifdef BUG_HEADLATE
-	sq_head = ksq_head;	/* once, after the loop (03e7afc) */
+	sq_head = ksq_head;	/* once, after the loop (c1e3599 to bba18a8) */
 #endif
 	skip
 }

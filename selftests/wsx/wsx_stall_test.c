@@ -258,7 +258,9 @@ static void stall_run(struct __test_metadata *_metadata, bool offline)
 		while (wsx_test_fault_hits(HOLD_FAULT) <= hits && held(&h))
 			usleep(1000);
 		ASSERT_EQ(0, wsx_test_fault_set(HOLD_FAULT, "0"));
-		/* the shared head moves only at the end of a consume */
+		/* the hold is at the consume's start: the shared head has
+		 * not moved for this ENTER's entry yet
+		 */
 		if (__atomic_load_n(h.ring.sq_head, __ATOMIC_ACQUIRE) == 1 + 2 * round)
 			break;
 		ksft_print_msg("round %d: an M took the ENTER's entry first, again\n", round);
@@ -781,7 +783,7 @@ TEST(starve)
 		over += n > bound;
 	}
 	feeder_free(&a);
-	ksft_print_msg("%d rounds counted of %d tries (%d found B off the Ms' list, the others its flag set), %d over the bound: the Ms took at most %u of A's entries between B's push and B's NOP (bound %u, P=%d); while B's priming entries waited, A's head moved at most %u\n",
+	ksft_print_msg("%d rounds counted of %d tries (%d redone as B's priming waited with its flag set, B maybe off the Ms' list; the others found its flag set after the priming), %d over the bound: the Ms took at most %u of A's entries between B's push and B's NOP (bound %u, P=%d); while B's priming entries waited, A's head moved at most %u\n",
 		       counted, tries, unlisted, over, n_max, bound, nprocs, prime_max);
 	EXPECT_TRUE(ok);
 	EXPECT_EQ(0, over);
