@@ -144,18 +144,24 @@
  *     The rely (issue 20, finding 7; models/sqpickup.pml, -DRELY): the
  *     flag was cleared only by an M that took the ring up, so a user that
  *     ENTERs kept ENTERing while the Ms were busy and would have come.  An
- *     ENTER that consumed without an error (nor a full CQ) on a listed
- *     ring whose flag is set, when every P is busy (wsx_sources_busy()),
+ *     ENTER that consumed entries without an error (nor a full CQ) on a
+ *     listed ring whose flag is set, when every P is busy
+ *     (wsx_sources_busy()),
  *     lets the ring rely on the Ms (wsx_rings_rely()): the flag cleared,
- *     then wsx_source_rely() moves the sources' generation and reads
+ *     then wsx_sources_rely() moves the sources' generation and reads
  *     npidle again; each M walks before it parks, and one between its walk
  *     and its park sees the generation moved and walks again (source.h,
  *     the rely).  When a P went idle meanwhile, the ring does not rely:
  *     the flag set again (the announce: full barrier, the tail) and what
  *     came before it consumed in this ENTER (as the take-over does); the
  *     idle P's M, woken by what the ENTER queued, runs it.  A relied ring
- *     waits for the first M to run out of work (the monitor does not poll
- *     the sources).
+ *     waits for the first M to run out of work: while another user keeps
+ *     the queues fed, for as long as that lasts (the Ms ask the sources
+ *     last, as Go's scheduler its poller; the monitor does not poll them),
+ *     as after a take-up.  A user that waits through ENTER submits what
+ *     is pending there (libwsx does); one that waits in poll() relies on
+ *     the Ms.  An ENTER that consumed nothing does not rely: each move of
+ *     the generation sends the parkers round their loop once more.
  *
  *     The order (models/pickup_order.pml): an M that takes a ring up
  *     stamps it, under sq_lock, with the next value of wsx_pickup_clock
@@ -182,11 +188,11 @@
  *     Invariant: while the flag is clear, an M that will walk the list
  *     again before it parks exists, or the holder of sq_lock will look at
  *     pickup_missed after its unlock (below), or the ENTER that cleared
- *     it saw every P busy after moving the generation (the rely).  Under sq_lock, the M first
- *     tests pickup_blocked again (the walk's test is racy: another M may
- *     have set it since), and leaves the ring as it is if set.  Else it
- *     clears the flag (it walks again: the sched.c loop goes back after
- *     every pick-up) and consumes as ENTER does.  What it cannot consume
+ *     it saw every P busy after moving the generation (the rely).  Under
+ *     sq_lock, the M first tests pickup_blocked again (the walk's test is
+ *     racy: another M may have set it since), and leaves the ring as it is
+ *     if set.  Else it clears the flag (it walks again: the sched.c loop
+ *     goes back after every pick-up) and consumes as ENTER does.  What it cannot consume
  *     (a full CQ, indices out of range, a submitter's entry - an op that
  *     starts only in its submitter, wsx_op_needs_submitter(): an M works
  *     in no user's mm and cannot pin pages) it leaves with the flag set and
@@ -783,7 +789,7 @@ static void wsx_rings_rely(struct wsx_rings *r)
 		return;
 	/* published before the move: litmus/rings-rely-note-mp */
 	WRITE_ONCE(r->hdr->sq_flags, 0);
-	if (wsx_source_rely())
+	if (wsx_sources_rely())
 		return;
 	if (wsx_rings_announce(r))
 		wsx_rings_take_round(r, WSX_BY_TAKE_OVER);
@@ -804,7 +810,10 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 		/* they look at it again once no walk can be on its old node */
 		if (!r->listed && poll_state_synchronize_rcu(r->unlisted_gp))
 			wsx_rings_list(r);
-		if (!ret && !*error)
+		/* an ENTER that consumed nothing moves nothing: a loop of
+		 * them cannot keep the Ms from sleeping
+		 */
+		if (!ret && !*error && *submitted)
 			wsx_rings_rely(r);
 	}
 	if (wsx_rings_unlock_sq(r))

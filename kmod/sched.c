@@ -94,7 +94,10 @@
  * P idle and wakes it, or rechecks every P when it parks.  A parker that saw
  * work but whose idle bit a waker claimed first (an item on its inbox, a P
  * handed back) calls wsx_wakep() before it sleeps: that waker wakes it for
- * its own reason, and the work seen would be nobody's (N3).
+ * its own reason, and the work seen would be nobody's (N3).  A parker also
+ * takes its P back, to look at the work sources again, when a source let
+ * its users rely on the Ms since its last look (source.h, the rely: the
+ * sources' generation, noted before the look, compared after the barrier).
  *
  * The idle bit of a P (wsx_sched.pidle) is the token of the wakeup: the one
  * who clears it (a waker, or the parking M taking its P back, or an M
@@ -474,7 +477,7 @@ static void wsx_m_unpark(struct wsx_m *m)
 static void wsx_m_park(struct wsx_m *m)
 {
 	struct wsx_p *p = m->p;
-	bool was_spinning = m->spinning, visible, far;
+	bool was_spinning = m->spinning, visible, far, moved;
 
 	if (was_spinning) {
 		wsx_fault_sleep(WSX_FAULT_PARK_STILL_SPINNING);
@@ -520,11 +523,10 @@ static void wsx_m_park(struct wsx_m *m)
 	 * (source.h, the rely: either it saw our P idle or we see the move;
 	 * litmus/rings-rely-park-sb, models/sqpickup.pml -DRELY)
 	 */
-	if (!visible && wsx_sources_moved(m->source_note)) {
-		visible = true;
+	moved = !visible && wsx_sources_moved(m->source_note);
+	if (moved)
 		far = false;
-	}
-	if (visible) {
+	if (visible || moved) {
 		if (wsx_pidle_reclaim(m)) {
 			WRITE_ONCE(m->parked, false);
 			/*
@@ -536,6 +538,10 @@ static void wsx_m_park(struct wsx_m *m)
 			/* work elsewhere is taken by stealing: spin for it */
 			if (was_spinning || far)
 				wsx_m_spin(m);
+			/* round the loop again without sleeping: a point to
+			 * give the CPU up (a non-preemptible kernel)
+			 */
+			cond_resched();
 			return;
 		}
 		/*
@@ -543,8 +549,11 @@ static void wsx_m_park(struct wsx_m *m)
 		 * (an item on our inbox, or a P handed back): the work we
 		 * saw, which a queuer may have left to our spinning, would
 		 * be nobody's.  Hand the search on (N3, models/queue.pml).
+		 * A move of the sources' generation needs no hand-on: we are
+		 * woken and look, or the M that took our P looks.
 		 */
-		wsx_wakep(p, NULL);
+		if (visible)
+			wsx_wakep(p, NULL);
 	}
 	/* acquire: pairs with the waker's release in wsx_m_wake()
 	 * (litmus/m-wake-unpark-mp)

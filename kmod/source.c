@@ -95,6 +95,8 @@ void wsx_sources_abandon(void)
 /**
  * wsx_sources_busy - is every P busy?  Racy: a source's cheap look before
  * the rely (source.h)
+ *
+ * Return: true when no P is idle.
  */
 bool wsx_sources_busy(void)
 {
@@ -102,14 +104,14 @@ bool wsx_sources_busy(void)
 }
 
 /**
- * wsx_source_rely - a source has published that its users rely on the Ms
+ * wsx_sources_rely - a source has published that its users rely on the Ms
  * (source.h, the rely)
  *
  * Return: true when every P is busy: each M looks at the sources before
  * it parks, or sees the generation moved; false when a P is idle: the
  * source must undo the rely and look itself.
  */
-bool wsx_source_rely(void)
+bool wsx_sources_rely(void)
 {
 	/*
 	 * fully ordered: the source's state before the move, npidle after
@@ -120,12 +122,14 @@ bool wsx_source_rely(void)
 }
 
 /**
- * wsx_sources_note - an M, before it asks the sources: the generation
- * that wsx_sources_moved() compares with when it parks
+ * wsx_sources_note - an M, before it asks the sources
+ *
+ * Return: the generation that wsx_sources_moved() compares with when the
+ * M parks.
  */
 int wsx_sources_note(void)
 {
-	/* acquire: pairs with wsx_source_rely()'s move
+	/* acquire: pairs with wsx_sources_rely()'s move
 	 * (litmus/rings-rely-note-mp)
 	 */
 	return atomic_read_acquire(&wsx_sources_gen);
@@ -135,6 +139,8 @@ int wsx_sources_note(void)
  * wsx_sources_moved - a parking M, its P counted idle and after a full
  * barrier: did a source let its users rely on the Ms since @note?
  * @note:	from wsx_sources_note() before the M's last look
+ *
+ * Return: true when the generation moved: the M looks again.
  */
 bool wsx_sources_moved(int note)
 {

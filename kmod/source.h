@@ -49,7 +49,7 @@
  * so that the user's next entries need no ENTER; issue 20, finding 7),
  * since every M asks the sources before it parks.  An M between its look
  * and its park would miss it, so: the source publishes that state (the
- * flag cleared), then calls wsx_source_rely(), which moves the sources'
+ * flag cleared), then calls wsx_sources_rely(), which moves the sources'
  * generation (fully ordered) and then says whether every P is busy; when
  * one is idle, the source undoes it (the flag set again, a full barrier)
  * and looks itself at what came meanwhile.  Each M notes the generation
@@ -97,7 +97,7 @@ void wsx_sources_take(const struct wsx_source_work *w);
 void wsx_sources_abandon(void);
 void wsx_sources_show(struct seq_file *sf);
 bool wsx_sources_busy(void);
-bool wsx_source_rely(void);
+bool wsx_sources_rely(void);
 int wsx_sources_note(void);
 bool wsx_sources_moved(int note);
 

@@ -69,7 +69,7 @@
  *         lock, as the take-over does.  Parking: the P's idle count
  *         (npidle), the recheck of the queues, then the sleep.
  *   rely (-DRELY; issue 20, finding 7, the design of docs/pickup.md, not
- *         yet the code): an ENTER that consumed without filling the CQ,
+ *         yet the code): an ENTER that consumed entries without filling the CQ,
  *         on a listed ring, lets the ring rely on the Ms when every P is
  *         busy, since each M walks before it parks: under sq_lock, the
  *         flag cleared, then a generation moved with a fully ordered
@@ -311,7 +311,7 @@ inline enter()
 	 * what came meanwhile consumed here).  Only a listed ring, with room.
 	 */
 	if
-	:: !ubusy && listed && !dead ->
+	:: !ubusy && un > 0 && listed && !dead ->
 #ifdef BUG_GENFIRST
 		gen++;
 		need_enter = false;

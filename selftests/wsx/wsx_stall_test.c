@@ -896,7 +896,7 @@ TEST_F_TIMEOUT(fed, offline_fed, 2 * FED_GUARD_S)
 	EXPECT_EQ('1', buf[0]);
 }
 
-#define RELY_BUSY_S	1
+#define RELY_BUSY_S	3
 #define RELY_MORE	8
 #define RELY_GUARD_S	20
 
@@ -912,6 +912,9 @@ TEST_F_TIMEOUT(fed, relies_while_every_p_is_busy, 2 * RELY_GUARD_S)
 	ASSERT_LE(0, fd_busy);
 	nprocs = wsx_test_nprocs(fd);
 	ASSERT_LT(0, nprocs);
+	/* one P: the ENTER's own NOP claims the only idle P (a rely) */
+	if (nprocs < 2)
+		SKIP(return, "one P: the ENTER's own item leaves no P idle");
 	ASSERT_EQ(0, wsx_tring_setup_flags(&t, fd, 16, 32, WSX_RING_SQ_PICKUP));
 	ASSERT_FALSE(wsx_tring_picked_up(&t));	/* set at setup */
 	ASSERT_EQ(0, keep_busy(fd_busy, nprocs, -1, RELY_BUSY_S));
