@@ -12,7 +12,8 @@
  * more may be submitted before records are read, waits for min(BATCH,
  * outstanding) records; then read every ready record from shared memory.
  * In pick-up mode a full SQ also waits, for one record.
- * With BATCH 1 and INFLIGHT 1 that is a round trip: submit one, wait for it.
+ * With BATCH 1 and INFLIGHT 1 that is a round trip: submit one, wait for it
+ * (wsx_flood idle times it so, beside sessions flood_idle_session() made).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -284,7 +285,7 @@ static const struct door_ops doors[] = {
 };
 
 int flood_rings(const char *mode, unsigned long total, unsigned int batch,
-		unsigned long inflight)
+		unsigned long inflight, __u64 *wall_ns)
 {
 	const struct door_ops *ops;
 	unsigned long sent = 0, done = 0;
@@ -345,6 +346,29 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 	wall = flood_now_ns() - start;
 	printf("flood batch=%u items=%lu ns=%llu mode=%s enters=%lu\n", batch,
 	       total, (unsigned long long)wall, mode, d.enters);
+	if (wall_ns)
+		*wall_ns = wall;
 	close(d.fd);
+	return 0;
+}
+
+int flood_idle_session(void)
+{
+	struct door d = { .total = 1, .pickup = true };
+	long got = 0;
+
+	if (wsx_door_setup(&d, 1, 1))
+		return -1;
+	wsx_door_push(&d, 0);
+	/* release: the entry before the tail */
+	__atomic_store_n(d.sq_tail, d.tail, __ATOMIC_RELEASE);
+	while (!got) {
+		if (wsx_door_enter(&d, 1, 1))
+			return -1;
+		got = door_reap(&d, wsx_door_ok);
+		if (got < 0)
+			return -1;
+	}
+	/* the session, its fd and its mapping stay: the process's exit ends them */
 	return 0;
 }

@@ -62,7 +62,7 @@ bench() {
 }
 
 echo "TAP version 13"
-echo "1..36"
+echo "1..37"
 # the selftests before may have unloaded wsx: load it with its defaults
 if [ ! -d /sys/module/wsx ] && ! insmod /wsx/kmod/wsx.ko; then
 	echo "Bail out! wsx.ko is not loaded and insmod failed"
@@ -96,6 +96,11 @@ if [ -x "$FLOOD" ]; then
 		echo "$out" | grep -Eq "^flood batch=16 items=2000 ns=[0-9]+ mode=$m enters=[0-9]+$" &&
 			result ok "$name" || result fail "$name"
 	done
+	# idle pick-up sessions: what they cost another's round trip, exit
+	out=$("$FLOOD" idle 64 50 2>&1)
+	echo "$out" | sed 's/^/# /'
+	echo "$out" | grep -Eq '^idle sessions=64 setup_ms=[0-9]+ rtt_none_ns=[0-9]+ rtt_idle_ns=[0-9]+ ratio=[0-9.]+ exit_ms=[0-9]+$' &&
+		result ok "wsx_flood idle" || result fail "wsx_flood idle"
 	out=$("$FLOOD" crc 1 2>&1)
 	echo "$out" | sed 's/^/# /'
 	# the same bytes through wsx's CRC32C op and __crc32c_le on one CPU
@@ -107,6 +112,7 @@ else
 	for m in rings pickup uring-async uring-inline; do
 		result ok "$(flood_name $m)" "SKIP $FLOOD not staged"
 	done
+	result ok "wsx_flood idle" "SKIP $FLOOD not staged"
 	result ok "wsx_flood crc matches direct" "SKIP $FLOOD not staged"
 fi
 

@@ -24,18 +24,35 @@
  *	(TOTAL fall due together: due), printing
  *	"delayed mode=M items=N ns=WALL", WALL from the submit's end
  *	(bench/latency.sh runs it under the irqsoff and preemptoff tracers)
+ *   wsx_flood idle SESSIONS RTT_ITEMS
+ *	what SESSIONS idle pick-up sessions cost the others (issue 20): time
+ *	RTT_ITEMS round trips of one NOP through a pick-up ring session (the
+ *	flood "nop RTT_ITEMS 1 1 pickup") with no idle session; raise
+ *	RLIMIT_NOFILE (soft and hard, as root) to SESSIONS + 64 and fork a
+ *	child that sets up SESSIONS pick-up sessions (SQ 1, CQ 1), each
+ *	running one NOP, then tells the parent and waits; 2 s later (the
+ *	module takes rings idle for a second off its list) time the round
+ *	trips again (each measure after IDLE_WARM untimed round trips: the
+ *	first walk after the sleep takes the idle rings off the list); then let the child exit without closing anything and
+ *	time its exit until waitpid() returns.  Prints
+ *	"idle sessions=N setup_ms=T rtt_none_ns=L rtt_idle_ns=L ratio=R
+ *	exit_ms=T", after a line "idle stats at=WHEN rings_listed=N
+ *	rings_visited=N rings_retired=N" per step when debugfs has the stats
  *
  * Exit status: 0, 1 on a failure, 2 on bad arguments.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -261,12 +278,179 @@ static int do_delayed(int fd, unsigned long total, unsigned long delay_ms,
 	return 0;
 }
 
+/* ---- idle sessions ---------------------------------------------------- */
+
+#define WSX_STATS_PATH	"/sys/kernel/debug/wsx/stats"
+#define IDLE_WARM	100	/* untimed round trips before each measure */
+
+/* Print the pick-up rings' counters of the stats, if readable, at @when. */
+static void idle_stats(const char *when)
+{
+	static const char *const keys[] = {
+		"rings_listed=", "rings_visited=", "rings_retired=", NULL
+	};
+	static char text[1 << 18];
+	size_t len = 0;
+	ssize_t got;
+	const char *const *key;
+	const char *at;
+	int fd;
+
+	fd = open(WSX_STATS_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (len < sizeof(text) - 1 &&
+	       (got = read(fd, text + len, sizeof(text) - 1 - len)) > 0)
+		len += got;
+	close(fd);
+	text[len] = '\0';
+	printf("idle stats at=%s", when);
+	for (key = keys; *key; key++) {
+		at = strstr(text, *key);
+		printf(" %s%llu", *key,
+		       at ? strtoull(at + strlen(*key), NULL, 10) : 0ULL);
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Room for @need file descriptors: raise both limits if short (root). */
+static int idle_nofile(rlim_t need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl)) {
+		perror("getrlimit");
+		return -1;
+	}
+	if (rl.rlim_cur >= need)
+		return 0;
+	rl.rlim_cur = need;
+	if (rl.rlim_max < need)
+		rl.rlim_max = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		fprintf(stderr, "setrlimit(RLIMIT_NOFILE, %llu): %s\n",
+			(unsigned long long)need, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The child: set up @n idle sessions, report how many to @up, wait for a
+ * byte or EOF on @go, then exit with every session open.
+ */
+static void idle_child(unsigned long n, int up, int go)
+{
+	unsigned long i;
+	char c;
+
+	for (i = 0; i < n; i++) {
+		if (flood_idle_session()) {
+			fprintf(stderr, "idle: session %lu of %lu failed\n",
+				i + 1, n);
+			break;
+		}
+	}
+	if (write(up, &i, sizeof(i)) != sizeof(i))
+		_exit(1);
+	if (i == n)
+		while (read(go, &c, 1) < 0 && errno == EINTR)
+			;
+	_exit(i == n ? 0 : 1);	/* the kernel closes the sessions */
+}
+
+static int do_idle(unsigned long sessions, unsigned long rtt_items)
+{
+	__u64 start, setup, none, idle, exit_ns;
+	unsigned long made = 0;
+	int up[2], go[2], status = 0;
+	ssize_t got;
+	pid_t pid;
+
+	idle_stats("start");
+	/* untimed round trips first, as before the second measure */
+	if (flood_rings("pickup", IDLE_WARM, 1, 1, NULL) ||
+	    flood_rings("pickup", rtt_items, 1, 1, &none))
+		return 1;
+	idle_stats("rtt_none");
+	if (idle_nofile(sessions + 64))
+		return 1;
+	if (pipe2(up, O_CLOEXEC) || pipe2(go, O_CLOEXEC)) {
+		perror("pipe2");
+		return 1;
+	}
+	fflush(stdout);
+	start = flood_now_ns();
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (!pid) {
+		close(up[0]);
+		close(go[1]);
+		idle_child(sessions, up[1], go[0]);
+	}
+	close(up[1]);
+	close(go[0]);
+	do
+		got = read(up[0], &made, sizeof(made));
+	while (got < 0 && errno == EINTR);
+	setup = flood_now_ns() - start;
+	if (got != sizeof(made) || made != sessions) {
+		waitpid(pid, &status, 0);
+		fprintf(stderr, "idle: the child set up %lu of %lu sessions",
+			got == sizeof(made) ? made : 0, sessions);
+		fprintf(stderr, " in %llu ms (%s %d)\n",
+			(unsigned long long)(setup / 1000000),
+			WIFSIGNALED(status) ? "signal" : "exit status",
+			WIFSIGNALED(status) ? WTERMSIG(status) :
+					      WEXITSTATUS(status));
+		return 1;
+	}
+	idle_stats("setup");
+	sleep(2);	/* past WSX_PICKUP_IDLE: the sessions are idle */
+	idle_stats("slept");
+	/* untimed: the first walk takes the idle rings off the list */
+	if (flood_rings("pickup", IDLE_WARM, 1, 1, NULL) ||
+	    flood_rings("pickup", rtt_items, 1, 1, &idle)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return 1;
+	}
+	idle_stats("rtt_idle");
+	start = flood_now_ns();
+	close(go[1]);	/* EOF: the child exits */
+	if (waitpid(pid, &status, 0) != pid) {
+		perror("waitpid");
+		return 1;
+	}
+	exit_ns = flood_now_ns() - start;
+	idle_stats("exit");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "idle: the child ended with status %#x\n",
+			status);
+		return 1;
+	}
+	printf("idle sessions=%lu setup_ms=%llu", sessions,
+	       (unsigned long long)(setup / 1000000));
+	printf(" rtt_none_ns=%llu rtt_idle_ns=%llu ratio=%.2f exit_ms=%llu\n",
+	       (unsigned long long)(none / rtt_items),
+	       (unsigned long long)(idle / rtt_items),
+	       (double)idle / (double)none,
+	       (unsigned long long)(exit_ns / 1000000));
+	close(up[0]);
+	return 0;
+}
+
 static void bad_args(void)
 {
 	fprintf(stderr, "usage: wsx_flood nop TOTAL BATCH [INFLIGHT [MODE]]\n"
-		"       MODE: ioctl, rings, uring-async, uring-inline\n"
+		"       MODE: ioctl, rings, pickup, uring-async, uring-inline\n"
 		"       wsx_flood crc MIB\n"
-		"       wsx_flood delayed TOTAL DELAY_MS close|due\n");
+		"       wsx_flood delayed TOTAL DELAY_MS close|due\n"
+		"       wsx_flood idle SESSIONS RTT_ITEMS\n");
 	exit(2);
 }
 
@@ -290,7 +474,7 @@ int main(int argc, char **argv)
 		if (!a || !b || b > WSX_SUBMIT_MAX || c < b)
 			bad_args();
 		if (argc == 6 && strcmp(argv[5], "ioctl"))
-			ret = flood_rings(argv[5], a, b, c);
+			ret = flood_rings(argv[5], a, b, c, NULL);
 		else
 			ret = do_flood(fd, a, b, c);
 		if (ret == 2)
@@ -304,6 +488,11 @@ int main(int argc, char **argv)
 		if (ret == 2)
 			bad_args();
 		fd = -1;	/* do_delayed() closed the session */
+	} else if (!strcmp(argv[1], "idle") && argc == 4) {
+		b = strtoul(argv[3], NULL, 0);
+		if (!a || a > 1000000 || !b)
+			bad_args();
+		ret = do_idle(a, b);
 	} else {
 		bad_args();
 	}
