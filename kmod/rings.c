@@ -144,9 +144,8 @@
  *     The rely (issue 20, finding 7; models/sqpickup.pml, -DRELY): the
  *     flag was cleared only by an M that took the ring up, so a user that
  *     ENTERs kept ENTERing while the Ms were busy and would have come.  An
- *     ENTER that consumed entries without an error (nor a full CQ) on a
- *     listed ring whose flag is set, when every P is busy
- *     (wsx_sources_busy()),
+ *     ENTER that queued jobs without an error (nor a full CQ) on a listed
+ *     ring whose flag is set, when every P is busy (wsx_sources_busy()),
  *     lets the ring rely on the Ms (wsx_rings_rely()): the flag cleared,
  *     then wsx_sources_rely() moves the sources' generation and reads
  *     npidle again; each M walks before it parks, and one between its walk
@@ -160,8 +159,9 @@
  *     last, as Go's scheduler its poller; the monitor does not poll them),
  *     as after a take-up.  A user that waits through ENTER submits what
  *     is pending there (libwsx does); one that waits in poll() relies on
- *     the Ms.  An ENTER that consumed nothing does not rely: each move of
- *     the generation sends the parkers round their loop once more.
+ *     the Ms.  An ENTER that queued no job (nothing consumed, or refused
+ *     entries only) does not rely: each move of the generation sends the
+ *     parkers round their loop once more, and only a job pays for it.
  *
  *     The order (models/pickup_order.pml): an M that takes a ring up
  *     stamps it, under sq_lock, with the next value of wsx_pickup_clock
@@ -192,13 +192,14 @@
  *     sq_lock, the M first tests pickup_blocked again (the walk's test is
  *     racy: another M may have set it since), and leaves the ring as it is
  *     if set.  Else it clears the flag (it walks again: the sched.c loop
- *     goes back after every pick-up) and consumes as ENTER does.  What it cannot consume
- *     (a full CQ, indices out of range, a submitter's entry - an op that
- *     starts only in its submitter, wsx_op_needs_submitter(): an M works
- *     in no user's mm and cannot pin pages) it leaves with the flag set and
- *     pickup_blocked set, so the Ms skip the ring until an ENTER (which
- *     clears it under sq_lock); the flag stays set meanwhile, since every
- *     writer of a clear flag tests pickup_blocked under the lock first.
+ *     goes back after every pick-up) and consumes as ENTER does.  What it
+ *     cannot consume (a full CQ, indices out of range, a submitter's entry
+ *     - an op that starts only in its submitter, wsx_op_needs_submitter():
+ *     an M works in no user's mm and cannot pin pages) it leaves with the
+ *     flag set and pickup_blocked set, so the Ms skip the ring until an
+ *     ENTER (which clears it under sq_lock); the flag stays set meanwhile,
+ *     since every writer of a clear flag tests pickup_blocked under the
+ *     lock first.
  *     If it consumed nothing for lack of entries (a consumer was first),
  *     it sets the flag again, with the same full barrier, and the next
  *     walk loads the tail.
@@ -373,6 +374,7 @@ struct wsx_rings {
 	/* P: set by whoever found sq_lock taken (wsx_rings_trylock_sq()) */
 	u32 pickup_missed;
 	u32 sub_total;			/* S, read by wsx_rings_destroy() */
+	u32 jobs_total;			/* S: of those, queued as jobs */
 	struct llist_node *free_local;		/* S */
 	struct llist_head free;			/* A */
 
@@ -545,6 +547,7 @@ static void wsx_rings_submit_one(struct wsx_rings *r,
 	struct wsx_rslot *slot;
 	int err;
 
+	lockdep_assert_held(&r->sq_lock);
 	err = wsx_req_check(req, WSX_REQ_TIMESTAMPS);
 	if (err)
 		goto refuse;
@@ -571,6 +574,7 @@ static void wsx_rings_submit_one(struct wsx_rings *r,
 	}
 	wsx_submit_root(&slot->root.item, req);
 	wsx_job_start(&slot->job);
+	r->jobs_total++;
 	return;
 refuse:
 	memset(&rec, 0, sizeof(rec));
@@ -798,10 +802,12 @@ static void wsx_rings_rely(struct wsx_rings *r)
 static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 			    u32 *submitted, s32 *error)
 {
+	u32 jobs;
 	int ret;
 
 	if (mutex_lock_killable(&r->sq_lock))
 		return -EINTR;
+	jobs = r->jobs_total;
 	ret = wsx_rings_consume(r, to_submit, WSX_BY_ENTER, submitted, error);
 	/* the Ms may try again; the flag stays set unless the rely clears it */
 	WRITE_ONCE(r->pickup_blocked, false);
@@ -810,10 +816,12 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 		/* they look at it again once no walk can be on its old node */
 		if (!r->listed && poll_state_synchronize_rcu(r->unlisted_gp))
 			wsx_rings_list(r);
-		/* an ENTER that consumed nothing moves nothing: a loop of
-		 * them cannot keep the Ms from sleeping
+		/*
+		 * an ENTER that queued no job (nothing consumed, or only
+		 * refused entries) moves nothing: a loop of them cannot keep
+		 * the Ms from sleeping; each move is paid for by a job
 		 */
-		if (!ret && !*error && *submitted)
+		if (!ret && !*error && r->jobs_total != jobs)
 			wsx_rings_rely(r);
 	}
 	if (wsx_rings_unlock_sq(r))

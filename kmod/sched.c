@@ -535,13 +535,14 @@ static void wsx_m_park(struct wsx_m *m)
 			 * (litmus/monitor-disarm-kick-sb).
 			 */
 			wsx_monitor_kick();
+			/* round the loop again without sleeping: a point to
+			 * give the CPU up (a non-preemptible kernel), before
+			 * it counts as spinning (queuers rely on a spinner)
+			 */
+			cond_resched();
 			/* work elsewhere is taken by stealing: spin for it */
 			if (was_spinning || far)
 				wsx_m_spin(m);
-			/* round the loop again without sleeping: a point to
-			 * give the CPU up (a non-preemptible kernel)
-			 */
-			cond_resched();
 			return;
 		}
 		/*

@@ -68,8 +68,8 @@
  *         ENTERs itself, and "missed" is owed nothing: cleared under the
  *         lock, as the take-over does.  Parking: the P's idle count
  *         (npidle), the recheck of the queues, then the sleep.
- *   rely (-DRELY; issue 20, finding 7, the design of docs/pickup.md, not
- *         yet the code): an ENTER that consumed entries without filling the CQ,
+ *   rely (-DRELY; issue 20, finding 7: wsx_rings_rely(),
+ *         wsx_sources_rely()): an ENTER that queued jobs without filling the CQ,
  *         on a listed ring, lets the ring rely on the Ms when every P is
  *         busy, since each M walks before it parks: under sq_lock, the
  *         flag cleared, then a generation moved with a fully ordered

@@ -93,7 +93,8 @@
  * looks.  While every P runs SPINs of another session for RELY_BUSY_S, a
  * pick-up session pushes a NOP and ENTERs (the flag is set at setup): the
  * ENTER must leave the flag clear, since every M walks the pick-up rings
- * before it parks; then it pushes RELY_MORE NOPs and never ENTERs again:
+ * before it parks (an ENTER of an entry refused at once, which queues no
+ * job, must not: a loop of those kept the Ms from sleeping); then it pushes RELY_MORE NOPs and never ENTERs again:
  * every record must come (the Ms take them up once their SPINs end).
  * Then, with every P idle, the same ENTER must leave the flag set (an idle
  * P's M would not look).  The flag used to be cleared only by an M's
@@ -904,7 +905,7 @@ TEST_F_TIMEOUT(fed, relies_while_every_p_is_busy, 2 * RELY_GUARD_S)
 {
 	int fd = wsx_test_open(), fd_busy = wsx_test_open(), nprocs;
 	struct wsx_tring t;
-	bool relied, idle_relied;
+	bool relied, idle_relied, refused_relied;
 	__u64 end;
 	__u32 i;
 
@@ -919,6 +920,12 @@ TEST_F_TIMEOUT(fed, relies_while_every_p_is_busy, 2 * RELY_GUARD_S)
 	ASSERT_FALSE(wsx_tring_picked_up(&t));	/* set at setup */
 	ASSERT_EQ(0, keep_busy(fd_busy, nprocs, -1, RELY_BUSY_S));
 	usleep(20000);	/* every M into its first SPIN */
+	/* an entry refused at once queues no job: no rely */
+	push_req(&t, wsx_test_req(FED_OP, 100, WSX_PLACE_LOCAL, 0, 0, 0, 0));
+	ASSERT_EQ(0, wsx_tring_enter(&t, 1, 0, 0, NULL));
+	refused_relied = wsx_tring_picked_up(&t);
+	ASSERT_EQ(1, wsx_tring_ready(&t));	/* posted by the ENTER */
+	ASSERT_EQ(1, wsx_tring_reap(&t, 0, NULL, NULL));
 	push_nop(&t, 0);
 	ASSERT_EQ(0, wsx_tring_enter(&t, 1, 0, 0, NULL));
 	relied = wsx_tring_picked_up(&t);
@@ -928,9 +935,11 @@ TEST_F_TIMEOUT(fed, relies_while_every_p_is_busy, 2 * RELY_GUARD_S)
 	end = wsx_test_now_ns() + RELY_GUARD_S * 1000000000ULL;
 	while (wsx_tring_ready(&t) < RELY_MORE + 1 && wsx_test_now_ns() < end)
 		usleep(1000);
-	ksft_print_msg("every P busy: the ENTER left the flag %s; %u of %u records came without another ENTER\n",
+	ksft_print_msg("every P busy: the ENTER of a refused entry left the flag %s, of a NOP %s; %u of %u records came without another ENTER\n",
+		       refused_relied ? "clear" : "set",
 		       relied ? "clear" : "set", wsx_tring_ready(&t),
 		       RELY_MORE + 1);
+	EXPECT_FALSE(refused_relied);
 	EXPECT_TRUE(relied);
 	EXPECT_EQ(RELY_MORE + 1, wsx_tring_ready(&t));
 	EXPECT_EQ(RELY_MORE + 1, wsx_tring_reap(&t, 0, NULL, NULL));

@@ -287,9 +287,9 @@ struct wsx_wait {
  * being woken: after storing the SQ tail, userspace issues a full barrier
  * (__atomic_thread_fence(__ATOMIC_SEQ_CST)) and loads the flags; only if
  * WSX_SQ_NEED_ENTER is set must it call WSX_IOC_ENTER for the new entries.
- * An ENTER that finds every thread of the executor busy clears the flag
- * (each will look before it sleeps): the entries pushed after it need no
- * ENTER until the flag is set again.
+ * An ENTER that queued work and finds every thread of the executor busy
+ * clears the flag (each will look before it sleeps): the entries pushed
+ * after it need no ENTER until the flag is set again.
  * Entries an M cannot take are left for the next ENTER, with the flag set
  * until then: CRC32C entries (they pin the caller's pages), entries that
  * meet a full CQ, and all of them when the indices are out of range.  So a
