@@ -69,11 +69,11 @@
  *         lock, as the take-over does.  Parking: the P's idle count
  *         (npidle), the recheck of the queues, then the sleep.
  *   rely (-DRELY; issue 20, finding 7: wsx_rings_rely(),
- *         wsx_sources_rely()): an ENTER that queued jobs without filling the CQ,
- *         on a listed ring, lets the ring rely on the Ms when every P is
- *         busy, since each M walks before it parks: under sq_lock, the
- *         flag cleared, then a generation moved with a fully ordered
- *         atomic, then npidle read; when a P is idle, the flag set again,
+ *         wsx_sources_rely()): an ENTER that queued jobs without filling
+ *         the CQ, on a listed ring, lets the ring rely on the Ms when
+ *         every P is busy, since each M walks before it parks: under
+ *         sq_lock, the flag cleared, then a generation moved with a fully
+ *         ordered atomic, then npidle read; when a P is idle, the flag set again,
  *         full barrier, the tail read again, and what came meanwhile
  *         consumed in this ENTER.  Each M notes the generation at the top
  *         of its walk; parking, after npidle++ and its full barrier, it

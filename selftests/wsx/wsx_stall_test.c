@@ -94,8 +94,8 @@
  * pick-up session pushes a NOP and ENTERs (the flag is set at setup): the
  * ENTER must leave the flag clear, since every M walks the pick-up rings
  * before it parks (an ENTER of an entry refused at once, which queues no
- * job, must not: a loop of those kept the Ms from sleeping); then it pushes RELY_MORE NOPs and never ENTERs again:
- * every record must come (the Ms take them up once their SPINs end).
+ * job, must not: a loop of those kept the Ms from sleeping); then it
+ * pushes RELY_MORE NOPs and never ENTERs again: every record must come (the Ms take them up once their SPINs end).
  * Then, with every P idle, the same ENTER must leave the flag set (an idle
  * P's M would not look).  The flag used to be cleared only by an M's
  * take-up: the ENTER left it set and the user ENTERed again.
