@@ -33,8 +33,9 @@
  *	running one NOP, then tells the parent and waits; 2 s later (the
  *	module takes rings idle for a second off its list) time the round
  *	trips again (each measure after IDLE_WARM untimed round trips: the
- *	first walk after the sleep takes the idle rings off the list); then let the child exit without closing anything and
- *	time its exit until waitpid() returns.  Prints
+ *	first walk after the sleep takes the idle rings off the list); then
+ *	let the child exit without closing anything and time its exit until
+ *	waitpid() returns.  Prints
  *	"idle sessions=N setup_ms=T rtt_none_ns=L rtt_idle_ns=L ratio=R
  *	exit_ms=T", after a line "idle stats at=WHEN rings_listed=N
  *	rings_visited=N rings_retired=N" per step when debugfs has the stats

@@ -189,7 +189,9 @@ bool dead;		/* S: the session is closing (-DCLOSE) */
 bool freed;		/* ... and the rings are freed */
 bool found[NM];		/* M i found the ring listed: an RCU reader, or
 			 * the holder of a reference (-DCLOSE) */
-byte gen;		/* -DRELY: moved by each ENTER that clears the flag */
+#ifdef RELY
+byte gen;		/* moved by each ENTER that clears the flag */
+#endif
 #ifdef LIST
 #define EMPTY	retire	/* no M needed: off the list */
 #else
@@ -436,7 +438,10 @@ proctype other()
 
 proctype m(byte id)
 {
-	byte n, spicks, j, note;
+	byte n, spicks, j;
+#ifdef RELY
+	byte note;
+#endif
 	bool busy, stopping, got;
 
 end:	do
@@ -455,7 +460,9 @@ end:	do
 		break				/* wakes nobody */
 #endif
 	:: stopping || (work == 0 && owork == 0) ->
-		note = gen;	/* -DRELY: before the walk (and its guard) */
+#ifdef RELY
+		note = gen;	/* before the walk (and its guard) */
+#endif
 #ifndef BUG_ABANDON
 		if
 		:: stopping -> goto abandon
