@@ -108,8 +108,18 @@
  *             woke nobody (this P was not idle yet).  With NP 2 only: the
  *             3-P cases of check-models do not reach the trust rule (no
  *             parker there sees work on a third P while an M is counted).
+ *   BUG_BATCHEARLY  (with BATCH) the batch's wakeup decision made before
+ *             its items are listed, as a flush that decided at the first
+ *             wsx_queue_batch_add() would: the M woken (or the idle bit
+ *             claimed) finds nothing, and the items wait behind a running
+ *             one.
  * The fixes N1-N4 are in the default model; models/README.md explains
  * them and shows the trails.
+ *
+ * BATCH: the submitter queues its NSUB items in one step, to one place,
+ * and makes one wakeup decision after it (wsx_queue_batch_flush(), the
+ * doors' batch): the M it wakes must hand the search on to find the rest
+ * for the other idle Ps (wsx_m_reset_spinning()).
  *
  * Sizes: NP Ps (= Ms, 2 or 3), NSUB items queued by the submitter, NSPAWN
  * items spawned, NAWAKE Ms looking for work at the start (the others start
@@ -712,9 +722,48 @@ progress:
 /* Queueing from outside (ioctl, timers, other kernel code). */
 proctype submitter()
 {
-	byte n, id, pg;
+	byte n, id, pg, q;
 	bool got;
 
+#ifdef BATCH
+	/*
+	 * The NSUB items of one ENTER or SUBMIT, each counted in its job at
+	 * wsx_queue_batch_add(), listed in one step at
+	 * wsx_queue_batch_flush() (one llist_add_batch() or one global
+	 * put), then one wakeup decision
+	 */
+	sub_busy = true;
+	if
+	:: /* WSX_WHERE_P, 0: the inbox */
+#ifdef BUG_BATCHEARLY
+		wake_p(0, got, id);
+#endif
+		atomic { inbox[0] = inbox[0] + NSUB; created = created + NSUB }
+#ifndef BUG_BATCHEARLY
+		wake_p(0, got, id)
+#endif
+	:: /* WSX_WHERE_GLOBAL: either node's queue */
+		atomic {
+			if
+			:: id = 0
+			:: NODES > 1 -> id = NODES - 1
+			fi;
+#ifndef BUG_BATCHEARLY
+			glen[id] = glen[id] + NSUB;
+			created = created + NSUB;
+#endif
+			q = id;
+			id = 0
+		}
+		wakep(id);
+#ifdef BUG_BATCHEARLY
+		atomic { glen[q] = glen[q] + NSUB; created = created + NSUB }
+#endif
+		skip
+	fi;
+	sub_busy = false;
+	sub_done = true
+#else
 	do
 	:: n < NSUB ->
 		sub_busy = true;
@@ -741,6 +790,7 @@ proctype submitter()
 	:: else -> break
 	od;
 	sub_done = true
+#endif
 }
 
 /* The invariants, checked in every reachable state. */
