@@ -145,8 +145,9 @@ static void wsx_inflight_put(struct wsx_session *s)
 	wsx_inflight_unreserve(1);
 }
 
-/* Turn one checked request into a queued job. */
-static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req)
+/* Turn one checked request into a job queued in @batch. */
+static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req,
+			  struct wsx_queue_batch *batch)
 {
 	struct wsx_item *root;
 	struct wsx_ujob *uj;
@@ -166,6 +167,7 @@ static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req)
 	uj->s = s;
 	uj->user_data = req->user_data;
 	uj->op = req->op;
+	wsx_submit_before_setup(req, batch);
 	root = wsx_op_create(req, &uj->job);
 	if (IS_ERR(root)) {
 		ret = PTR_ERR(root);
@@ -173,7 +175,7 @@ static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req)
 		goto fail;
 	}
 	uj->queued_ns = ktime_get_ns();
-	wsx_submit_root(root, req);
+	wsx_submit_root(root, req, batch);
 	wsx_job_start(&uj->job);
 	return 0;
 fail:
@@ -181,9 +183,23 @@ fail:
 	return ret;
 }
 
+/*
+ * Copy request @ureq; when that would wait for a page fault (which a user
+ * may serve only once these items ran), queue what @batch holds first.
+ */
+static int wsx_req_copy(struct wsx_req *req, const struct wsx_req __user *ureq,
+			struct wsx_queue_batch *batch)
+{
+	if (!copy_from_user_nofault(req, ureq, sizeof(*req)))
+		return 0;
+	wsx_queue_batch_flush(batch);
+	return copy_from_user(req, ureq, sizeof(*req)) ? -EFAULT : 0;
+}
+
 static long wsx_ioctl_submit(struct wsx_session *s,
 			     struct wsx_submit __user *uarg)
 {
+	struct wsx_queue_batch batch = WSX_QUEUE_BATCH_INIT;
 	struct wsx_req __user *ureqs;
 	void __user *uitems;
 	struct wsx_submit sub;
@@ -205,17 +221,23 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 			err = -EINTR;
 			break;
 		}
+		/*
+		 * the batch's items wait for no turn of ours we can see
+		 * coming (a preemption elsewhere in the loop holds them up
+		 * once, as if it had come before their requests)
+		 */
+		if (need_resched())
+			wsx_queue_batch_flush(&batch);
 		cond_resched();
-		if (copy_from_user(&req, &ureqs[i], sizeof(req))) {
-			err = -EFAULT;
-			break;
-		}
-		err = wsx_req_check(&req, 0);
+		err = wsx_req_copy(&req, &ureqs[i], &batch);
 		if (!err)
-			err = wsx_submit_one(s, &req);
+			err = wsx_req_check(&req, 0);
+		if (!err)
+			err = wsx_submit_one(s, &req, &batch);
 		if (err)
 			break;
 	}
+	wsx_queue_batch_flush(&batch);
 	/* the queued items stand even if userspace cannot learn of it here */
 	if (put_user(i, &uarg->queued) || put_user(err, &uarg->error))
 		return i ? i : -EFAULT;

@@ -75,6 +75,12 @@ void wsx_fault(enum wsx_fault_point point)
 	udelay(us);
 }
 
+/* Has a test set a delay at @point?  (For a caller that prepares it.) */
+bool wsx_fault_armed(enum wsx_fault_point point)
+{
+	return READ_ONCE(wsx_fault_us[point]);
+}
+
 /* As wsx_fault(), sleeping: process context only. */
 void wsx_fault_sleep(enum wsx_fault_point point)
 {

@@ -97,6 +97,7 @@ void wsx_watermark(enum wsx_watermark wm, unsigned int value);
 void wsx_count(enum wsx_count_point point);
 void wsx_fault(enum wsx_fault_point point);
 void wsx_fault_sleep(enum wsx_fault_point point);
+bool wsx_fault_armed(enum wsx_fault_point point);
 bool wsx_fault_drop(enum wsx_fault_point point);
 void wsx_fault_debugfs_init(struct dentry *dir);
 #else
@@ -104,6 +105,7 @@ static inline void wsx_watermark(enum wsx_watermark wm, unsigned int value) { }
 static inline void wsx_count(enum wsx_count_point point) { }
 static inline void wsx_fault(enum wsx_fault_point point) { }
 static inline void wsx_fault_sleep(enum wsx_fault_point point) { }
+static inline bool wsx_fault_armed(enum wsx_fault_point point) { return false; }
 static inline bool wsx_fault_drop(enum wsx_fault_point point) { return false; }
 static inline void wsx_fault_debugfs_init(struct dentry *dir) { }
 #endif

@@ -369,25 +369,37 @@ void wsx_spawn(struct wsx_item *item)
 }
 EXPORT_SYMBOL_GPL(wsx_spawn);
 
-/* Queue on @p's inbox unless it is offline; under RCU against hotplug. */
-static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item, bool add)
+/*
+ * Queue the chain @first .. @last of @n items (NULL-terminated, newest
+ * first: llist order) on @p's inbox unless it is offline, under RCU
+ * against hotplug; one list operation and one wakeup for them all
+ * (models/queue.pml, BATCH).  @add: count each in its job here.
+ */
+static bool wsx_inbox_put(struct wsx_p *p, struct llist_node *first,
+			  struct llist_node *last, unsigned int n, bool add)
 {
+	struct wsx_item *item;
+	u8 origin;
 	bool ok;
 
 	rcu_read_lock();
 	ok = READ_ONCE(p->want_online);
 	if (ok) {
-		if (add)
-			wsx_job_add(item->job);
-		wsx_item_stamp(item, p->id,
-			       p->cpu == raw_smp_processor_id() ?
-			       WSX_ORIGIN_LOCAL : WSX_ORIGIN_REMOTE);
+		origin = p->cpu == raw_smp_processor_id() ?
+			 WSX_ORIGIN_LOCAL : WSX_ORIGIN_REMOTE;
+		llist_for_each_entry(item, first, lnode) {
+			if (add)
+				wsx_job_add(item->job);
+			wsx_item_stamp(item, p->id, origin);
+		}
 		/* fully ordered, as wsx_wake_p()'s barrier
-		 * (litmus/inbox-put-park-sb); the item's contents before it is
-		 * listed (litmus/inbox-put-drain-mp)
+		 * (litmus/inbox-put-park-sb); the items' contents, links and
+		 * job counts before they are listed (litmus/inbox-put-drain-mp,
+		 * litmus/inbox-batch-drain-mp): a successful cmpxchg, for a
+		 * chain as for one item
 		 */
-		llist_add(&item->lnode, &p->inbox);
-		atomic_inc(&p->inbox_len);
+		llist_add_batch(first, last, &p->inbox);
+		atomic_add(n, &p->inbox_len);
 	}
 	rcu_read_unlock();
 	if (ok)
@@ -395,23 +407,42 @@ static bool wsx_inbox_put(struct wsx_p *p, struct wsx_item *item, bool add)
 	return ok;
 }
 
-static void wsx_gq_queue(struct wsx_item *item, bool add)
+/* The chain of wsx_inbox_put() on the global queue, in its order. */
+static void wsx_gq_queue(struct llist_node *first, unsigned int n, bool add)
 {
 	struct wsx_p *here = wsx_p_here();
-	LIST_HEAD(one);
+	struct wsx_item *item, *tmp;
+	LIST_HEAD(items);
 
-	if (add)
-		wsx_job_add(item->job);
-	wsx_item_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
-	list_add(&item->node, &one);
-	wsx_gq_put_near(here, &one, 1);
+	/* newest first: each at the list's head leaves the oldest first */
+	llist_for_each_entry_safe(item, tmp, first, lnode) {
+		if (add)
+			wsx_job_add(item->job);
+		wsx_item_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
+		list_add(&item->node, &items);
+	}
+	wsx_gq_put_near(here, &items, n);
 	/*
 	 * wsx_wakep()'s full barrier orders the put above before its look at
 	 * the idle Ps (the other half of the park's recheck).  It searches
-	 * near the node's queue the item went to, from this CPU's P, which a
-	 * submitter's wakeup tries last.
+	 * near the node's queue the items went to, from this CPU's P, which
+	 * a submitter's wakeup tries last.  One wakeup for a chain: the M it
+	 * starts wakes another when it stops spinning (wsx_m_reset_spinning()).
 	 */
 	wsx_wakep(here, wsx_p_busy_here());
+}
+
+/* The P that @where and @p name, or NULL for the global queue. */
+static struct wsx_p *wsx_queue_target(enum wsx_where where, unsigned int p)
+{
+	switch (where) {
+	case WSX_WHERE_LOCAL:
+		return wsx_p_here();
+	case WSX_WHERE_P:
+		return p < wsx_sched.nprocs ? wsx_sched.ps[p] : NULL;
+	default:
+		return NULL;
+	}
 }
 
 /*
@@ -423,27 +454,19 @@ static void wsx_gq_queue(struct wsx_item *item, bool add)
 int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
 		      unsigned int p, bool add)
 {
-	struct wsx_p *target = NULL;
+	struct wsx_p *target;
 
-	switch (where) {
-	case WSX_WHERE_LOCAL:
-		target = wsx_p_here();
-		break;
-	case WSX_WHERE_P:
-		if (p >= wsx_sched.nprocs)
-			return -ENXIO;
-		target = wsx_sched.ps[p];
-		break;
-	case WSX_WHERE_GLOBAL:
-		break;
-	default:
+	if (where > WSX_WHERE_GLOBAL)
 		return -EINVAL;
-	}
-	if (target && wsx_inbox_put(target, item, add))
+	if (where == WSX_WHERE_P && p >= wsx_sched.nprocs)
+		return -ENXIO;
+	target = wsx_queue_target(where, p);
+	item->lnode.next = NULL;
+	if (target && wsx_inbox_put(target, &item->lnode, &item->lnode, 1, add))
 		return 0;
 	if (where == WSX_WHERE_P && add)
 		return -ENXIO;
-	wsx_gq_queue(item, add);
+	wsx_gq_queue(&item->lnode, 1, add);
 	return 0;
 }
 
@@ -464,6 +487,76 @@ int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p)
 	return wsx_queue_counted(item, where, p, true);
 }
 EXPORT_SYMBOL_GPL(wsx_queue);
+
+/**
+ * wsx_queue_batch_flush - queue what @batch holds, and empty it
+ * @batch:	as wsx_queue_batch_add() left it
+ *
+ * The items are listed in one step where they asked, in the order they
+ * were added, and one wakeup decision is made after (wsx_wake_p() or
+ * wsx_wakep(): one M, which hands the search on, models/queue.pml's
+ * BATCH); for a P that does not exist or is offline, on the global
+ * queue instead.  WSX_WHERE_LOCAL is the P of the CPU that flushes.  An
+ * item counts as queued from here (its wsx_item_queue event, the latency
+ * histograms' queue time, the monitor's wasted-cores check): what waits in
+ * a batch is no queue's yet.  Call it before the caller waits for
+ * anything the items may do, and before a sleep it can see coming.
+ *
+ * Context: process context, or any context wsx_queue() may be called in.
+ */
+void wsx_queue_batch_flush(struct wsx_queue_batch *batch)
+{
+	struct wsx_p *target;
+
+	if (!batch->n)
+		return;
+	target = wsx_queue_target(batch->where, batch->p);
+	if (!target || !wsx_inbox_put(target, batch->first, batch->last,
+				      batch->n, false))
+		wsx_gq_queue(batch->first, batch->n, false);
+	batch->first = NULL;
+	batch->last = NULL;
+	batch->n = 0;
+	batch->max = min(2 * batch->max, WSX_QUEUE_BATCH_MAX);
+}
+EXPORT_SYMBOL_GPL(wsx_queue_batch_flush);
+
+/**
+ * wsx_queue_batch_add - wsx_queue(), deferred to wsx_queue_batch_flush()
+ * @batch:	the caller's batch (WSX_QUEUE_BATCH_INIT)
+ * @item:	initialised with wsx_item_init()
+ * @where:	as for wsx_queue(); an unknown place is the global queue
+ * @p:		the P number for WSX_WHERE_P
+ *
+ * Counts @item in its job now, so that the job cannot end before the item
+ * runs, and adds it to @batch, which is flushed first when it holds items
+ * for another place, and after when it is full (1 item, then 2, 4 ... up
+ * to WSX_QUEUE_BATCH_MAX: the first waits for no other).  Never fails: an item
+ * for a P that does not exist or is offline goes to the global queue.
+ * Items wait in the batch while the caller runs: between two flushes it
+ * must not wait for anything they may do.
+ *
+ * Context: as wsx_queue_batch_flush().
+ */
+void wsx_queue_batch_add(struct wsx_queue_batch *batch, struct wsx_item *item,
+			 enum wsx_where where, unsigned int p)
+{
+	if (where != WSX_WHERE_P)
+		p = 0;
+	if (batch->n && (batch->where != where || batch->p != p))
+		wsx_queue_batch_flush(batch);
+	wsx_job_add(item->job);
+	item->lnode.next = batch->first;
+	batch->first = &item->lnode;
+	if (!batch->n++) {
+		batch->last = &item->lnode;
+		batch->where = where;
+		batch->p = p;
+	}
+	if (batch->n >= batch->max)
+		wsx_queue_batch_flush(batch);
+}
+EXPORT_SYMBOL_GPL(wsx_queue_batch_add);
 
 unsigned int wsx_p_depth(struct wsx_p *p)
 {

@@ -539,9 +539,12 @@ static void wsx_rslot_unget(struct wsx_rings *r, struct wsx_rslot *slot)
 	r->free_local = &slot->free;
 }
 
-/* Turn one SQ entry, copied out, into a queued job or an error record. */
-static void wsx_rings_submit_one(struct wsx_rings *r,
-				 const struct wsx_req *req)
+/*
+ * Turn one SQ entry, copied out, into a job queued in @batch or an error
+ * record.
+ */
+static void wsx_rings_submit_one(struct wsx_rings *r, const struct wsx_req *req,
+				 struct wsx_queue_batch *batch)
 {
 	struct wsx_completion rec;
 	struct wsx_rslot *slot;
@@ -562,6 +565,7 @@ static void wsx_rings_submit_one(struct wsx_rings *r,
 	slot->user_data = req->user_data;
 	slot->op = req->op;
 	slot->timed = req->flags & WSX_REQ_TIMESTAMPS;
+	wsx_submit_before_setup(req, batch);
 	err = wsx_op_init(&slot->root, req, &slot->job);
 	if (err) {
 		wsx_rslot_unget(r, slot);
@@ -572,7 +576,7 @@ static void wsx_rings_submit_one(struct wsx_rings *r,
 		slot->root.item.flags |= WSX_ITEM_ROOT;	/* times the start */
 		slot->queued_ns = ktime_get_ns();
 	}
-	wsx_submit_root(&slot->root.item, req);
+	wsx_submit_root(&slot->root.item, req, batch);
 	wsx_job_start(&slot->job);
 	r->jobs_total++;
 	return;
@@ -599,6 +603,7 @@ enum wsx_consumer {
 static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
 			     enum wsx_consumer by, u32 *submitted, s32 *error)
 {
+	struct wsx_queue_batch batch = WSX_QUEUE_BATCH_INIT;
 	u32 tail, head, n, room, i = 0;
 	struct wsx_req req;
 	int ret = 0;
@@ -630,6 +635,8 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
 		if (i % WSX_ENTER_RESCHED == WSX_ENTER_RESCHED - 1) {
 			if (by == WSX_BY_ENTER && fatal_signal_pending(current))
 				break;
+			/* the batch's items wait for no turn of ours */
+			wsx_queue_batch_flush(&batch);
 			cond_resched();
 		}
 		/* the one read of the entry */
@@ -650,10 +657,15 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
 		 * covers its entry (litmus/rings-sq-head-record-mp)
 		 */
 		smp_store_release(&r->hdr->sq_head, r->sq_head_k);
-		wsx_rings_submit_one(r, &req);
-		if (by == WSX_BY_ENTER)
+		wsx_rings_submit_one(r, &req, &batch);
+		if (by == WSX_BY_ENTER &&
+		    wsx_fault_armed(WSX_FAULT_CONSUME_AFTER_SUBMIT)) {
+			/* the window after an entry's job is queued */
+			wsx_queue_batch_flush(&batch);
 			wsx_fault_sleep(WSX_FAULT_CONSUME_AFTER_SUBMIT);
+		}
 	}
+	wsx_queue_batch_flush(&batch);
 out:
 	*submitted = i;
 	return ret;

@@ -80,19 +80,32 @@ static const enum wsx_where wsx_where_of[] = {
 };
 
 /*
- * Queue a request's root item where it asks, now or after its delay; on a
- * P that went offline since the check, on the global queue instead.
+ * Queue a request's root item where it asks, now (in @batch: the caller
+ * flushes it) or after its delay; on a P that went offline since the
+ * check, on the global queue instead.
  */
-void wsx_submit_root(struct wsx_item *root, const struct wsx_req *req)
+void wsx_submit_root(struct wsx_item *root, const struct wsx_req *req,
+		     struct wsx_queue_batch *batch)
 {
 	enum wsx_where where = wsx_where_of[req->place];
 
-	if (!req->delay_ns) {
-		if (wsx_queue(root, where, req->target))
-			wsx_queue(root, WSX_WHERE_GLOBAL, 0);
-	} else if (wsx_queue_after(root, where, req->target, req->delay_ns)) {
+	if (!req->delay_ns)
+		wsx_queue_batch_add(batch, root, where, req->target);
+	else if (wsx_queue_after(root, where, req->target, req->delay_ns))
 		wsx_queue_after(root, WSX_WHERE_GLOBAL, 0, req->delay_ns);
-	}
+}
+
+/*
+ * Before a request's op is set up: an op that starts in its submitter
+ * (wsx_op_needs_submitter(): it pins the submitter's pages, which may wait
+ * for a page fault that a user serves, one that waits for these very
+ * items) must not hold up what @batch holds: queue it first.
+ */
+void wsx_submit_before_setup(const struct wsx_req *req,
+			     struct wsx_queue_batch *batch)
+{
+	if (wsx_op_needs_submitter(req->op))
+		wsx_queue_batch_flush(batch);
 }
 
 /**

@@ -128,6 +128,38 @@ static inline bool wsx_cancelled(const struct wsx_item *item)
 }
 
 int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p);
+
+/* Items a batch lists in one step at most: a flush's walk is bounded. */
+#define WSX_QUEUE_BATCH_MAX	32
+
+/**
+ * struct wsx_queue_batch - items queued from outside together: a run of
+ * them for one place is listed in one step, with one wakeup decision
+ * (wsx_queue_batch_add(), wsx_queue_batch_flush()); on the caller's stack,
+ * set up with WSX_QUEUE_BATCH_INIT
+ * @first:	the newest item's link: the chain is in llist order
+ * @last:	the oldest item's link
+ * @n:		items in the chain, at most @max
+ * @max:	the size of the chain that is flushed when full: 1 at first,
+ *		so that the first item waits for no other, then twice as many
+ *		after each flush, up to WSX_QUEUE_BATCH_MAX
+ * @where:	their place, as for wsx_queue()
+ * @p:		the P number for WSX_WHERE_P, else 0
+ */
+struct wsx_queue_batch {
+	struct llist_node *first;
+	struct llist_node *last;
+	unsigned int n;
+	unsigned int max;
+	enum wsx_where where;
+	unsigned int p;
+};
+
+#define WSX_QUEUE_BATCH_INIT	{ .max = 1 }
+
+void wsx_queue_batch_add(struct wsx_queue_batch *batch, struct wsx_item *item,
+			 enum wsx_where where, unsigned int p);
+void wsx_queue_batch_flush(struct wsx_queue_batch *batch);
 int wsx_queue_after(struct wsx_item *item, enum wsx_where where,
 		    unsigned int p, u64 delay_ns);
 void wsx_spawn(struct wsx_item *item);

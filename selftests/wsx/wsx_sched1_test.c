@@ -56,6 +56,41 @@ TEST_F(one, spawned_child_runs_next)
 }
 
 /*
+ * The doors queue a request's items in batches (wsx_queue_batch_add()),
+ * each listed in one step: ORDER_NOPS NOPs behind the blocker, in one
+ * SUBMIT (several batches), start in submission order, on P0's inbox and
+ * on the global queue.  A batch listed in the order of its chain (newest
+ * first) would run each batch backwards.
+ */
+#define ORDER_NOPS	100
+
+TEST_F(one, submitted_items_start_in_submission_order)
+{
+	static const __u32 places[] = { WSX_PLACE_P, WSX_PLACE_GLOBAL };
+	struct wsx_completion recs[ORDER_NOPS + 1];
+	struct wsx_req reqs[ORDER_NOPS + 1];
+
+	for (int k = 0; k < 2; k++) {
+		int late = 0;
+
+		memset(recs, 0, sizeof(recs));
+		reqs[0] = wsx_test_req(WSX_OP_SPIN, 0, WSX_PLACE_P, 0,
+				       BLOCKER_NS, 0, 0);
+		for (int i = 1; i <= ORDER_NOPS; i++)
+			reqs[i] = wsx_test_req(WSX_OP_NOP, i, places[k], 0, 0,
+					       0, 0);
+		ASSERT_EQ(0, wsx_test_collect(self->fd, reqs, ORDER_NOPS + 1,
+					      recs));
+		for (int i = 2; i <= ORDER_NOPS; i++)
+			late += recs[i].started_ns < recs[i - 1].started_ns;
+		EXPECT_EQ(0, late) {
+			TH_LOG("%s: %d NOPs started before the one submitted before them",
+			       k ? "global" : "P0", late);
+		}
+	}
+}
+
+/*
  * An endless-looking chain: SPAWN(1, CHAIN) is CHAIN+1 items, each spawning
  * its successor into runnext.  A NOP waiting in P0's ring and a NOP in the
  * global queue both start before the chain ends.  (The chain's items have

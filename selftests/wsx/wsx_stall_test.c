@@ -119,9 +119,28 @@
  * while A still waits, then one NOP returns A.  Two waiters for 1 and 2
  * records, either joining first: one NOP returns the one for 1 while the
  * other still waits, a second NOP the other.
+ *
+ * batch_queued_before_a_pin: the doors queue a request's items in batches
+ * (wsx_queue_batch_add()), and an op that pins its submitter's pages
+ * (CRC32C) may wait there for a page fault a user serves: the items before
+ * it are queued first (wsx_submit_before_setup()).  One SUBMIT holds
+ * PIN_NOPS NOPs (the first batch holds one item, so the second is held
+ * in the next), then a CRC32C over a page registered with userfaultfd,
+ * whose handler serves the fault only once the NOPs' records came, or
+ * after PIN_WAIT_S (then the test fails).  Without the rule the second
+ * NOP waited in the batch behind the pin, and the pin for the NOP: a
+ * deadlock a user could build on purpose, broken here only by the
+ * handler's timeout.  Linux 6.1's FOLL_LONGTERM pin does not wait for a
+ * userfaultfd page (it fails with EFAULT): there the test skips, saying
+ * so; 6.12 (the matrix) waits.
  */
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
@@ -1139,6 +1158,113 @@ TEST(waiters_own_target)
 TEST(waiters_own_target_nearer_joins_second)
 {
 	two_waiters(_metadata, 2);
+}
+
+#define PIN_WAIT_S	5
+/* NOPs before the CRC32C: the second waits in the doors' second batch */
+#define PIN_NOPS	2
+
+struct pin_server {
+	int uffd, fd;
+	char *page;
+	long size;
+	bool stop, nops_first, served;
+};
+
+/*
+ * Serve the page's first fault once the NOPs' records came (or after
+ * PIN_WAIT_S); give up when told to stop.
+ */
+static void *pin_serve(void *arg)
+{
+	struct pin_server *u = arg;
+	struct pollfd pfd = { .fd = u->uffd, .events = POLLIN };
+	struct wsx_completion recs[PIN_NOPS];
+	struct uffdio_copy copy;
+	struct uffd_msg msg;
+	char *src;
+
+	while (poll(&pfd, 1, 100) != 1)
+		if (__atomic_load_n(&u->stop, __ATOMIC_ACQUIRE))
+			return NULL;
+	if (read(u->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT)
+		return NULL;
+	/* the SUBMIT waits in the pin meanwhile */
+	u->nops_first = wsx_test_wait(u->fd, recs, PIN_NOPS, PIN_NOPS,
+				      PIN_WAIT_S * 1000000000LL) == PIN_NOPS;
+	src = malloc(u->size);
+	if (!src)
+		return NULL;
+	memset(src, 0x5a, u->size);
+	memset(&copy, 0, sizeof(copy));
+	copy.dst = (uintptr_t)u->page;
+	copy.src = (uintptr_t)src;
+	copy.len = u->size;
+	u->served = !ioctl(u->uffd, UFFDIO_COPY, &copy);
+	free(src);
+	return NULL;
+}
+
+TEST(batch_queued_before_a_pin)
+{
+	struct uffdio_register reg = { 0 };
+	struct uffdio_api api = { .api = UFFD_API };
+	struct wsx_completion recs[PIN_NOPS + 1];
+	struct wsx_req reqs[PIN_NOPS + 1];
+	struct pin_server u = { 0 };
+	struct wsx_submit sub;
+	pthread_t server;
+	long got = 0, ret;
+
+	u.size = sysconf(_SC_PAGESIZE);
+	u.fd = wsx_test_open();
+	ASSERT_LE(0, u.fd);
+	u.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (u.uffd < 0)
+		SKIP(return, "no userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(u.uffd, UFFDIO_API, &api));
+	u.page = mmap(NULL, u.size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, u.page);
+	reg.range.start = (uintptr_t)u.page;
+	reg.range.len = u.size;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(u.uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_EQ(0, pthread_create(&server, NULL, pin_serve, &u));
+	for (int i = 0; i < PIN_NOPS; i++)
+		reqs[i] = wsx_test_req(WSX_OP_NOP, i, WSX_PLACE_LOCAL, 0, 0, 0,
+				       0);
+	reqs[PIN_NOPS] = wsx_test_req(WSX_OP_CRC32C, PIN_NOPS,
+				      WSX_PLACE_LOCAL, 0, (uintptr_t)u.page,
+				      u.size, 0);
+	ret = wsx_test_submit(u.fd, reqs, PIN_NOPS + 1, &sub);
+	__atomic_store_n(&u.stop, true, __ATOMIC_RELEASE);
+	pthread_join(server, NULL);
+	/* the NOPs' records, if the server did not take them */
+	if (!u.nops_first)
+		got = wsx_test_wait(u.fd, recs, PIN_NOPS, PIN_NOPS,
+				    10000000000LL);
+	if (ret == PIN_NOPS && sub.error == -EFAULT && !u.served &&
+	    got == PIN_NOPS) {
+		munmap(u.page, u.size);
+		close(u.uffd);
+		close(u.fd);
+		SKIP(return, "this kernel's FOLL_LONGTERM pin fails on a userfaultfd page (EFAULT) rather than wait for it (Linux 6.1 does): the wait cannot be built");
+	}
+	EXPECT_EQ(PIN_NOPS + 1, ret) {
+		TH_LOG("queued %u, error %d", sub.queued, sub.error);
+	}
+	EXPECT_TRUE(u.served);
+	EXPECT_TRUE(u.nops_first) {
+		TH_LOG("the NOPs' records did not come while the CRC32C's pin waited for its page");
+	}
+	EXPECT_EQ(1, wsx_test_wait(u.fd, recs, 1, 1, 10000000000LL));
+	EXPECT_EQ(PIN_NOPS, recs[0].user_data);
+	EXPECT_EQ(0, recs[0].status);
+	munmap(u.page, u.size);
+	close(u.uffd);
+	close(u.fd);
 }
 
 TEST_HARNESS_MAIN
