@@ -223,8 +223,10 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 		}
 		/*
 		 * the batch's items wait for no turn of ours we can see
-		 * coming (a preemption elsewhere in the loop holds them up
-		 * once, as if it had come before their requests)
+		 * coming; a preemption inside an iteration (an allocation's
+		 * might_resched(), or anywhere under full preemption) may
+		 * hold them for a time slice, once per iteration until the
+		 * batch fills (31 items at most)
 		 */
 		if (need_resched())
 			wsx_queue_batch_flush(&batch);

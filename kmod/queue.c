@@ -517,7 +517,9 @@ void wsx_queue_batch_flush(struct wsx_queue_batch *batch)
 	batch->first = NULL;
 	batch->last = NULL;
 	batch->n = 0;
-	batch->max = min(2 * batch->max, WSX_QUEUE_BATCH_MAX);
+	/* a batch zeroed rather than set up grows from 2 as well */
+	batch->max = clamp_t(unsigned int, 2 * batch->max, 2,
+			     WSX_QUEUE_BATCH_MAX);
 }
 EXPORT_SYMBOL_GPL(wsx_queue_batch_flush);
 
@@ -534,7 +536,8 @@ EXPORT_SYMBOL_GPL(wsx_queue_batch_flush);
  * to WSX_QUEUE_BATCH_MAX: the first waits for no other).  Never fails: an item
  * for a P that does not exist or is offline goes to the global queue.
  * Items wait in the batch while the caller runs: between two flushes it
- * must not wait for anything they may do.
+ * must not wait for anything they may do (a reclaim or a memcg's
+ * throttling of its allocations only delays them).
  *
  * Context: as wsx_queue_batch_flush().
  */

@@ -60,7 +60,11 @@ TEST_F(one, spawned_child_runs_next)
  * each listed in one step: ORDER_NOPS NOPs behind the blocker, in one
  * SUBMIT (several batches), start in submission order, on P0's inbox and
  * on the global queue.  A batch listed in the order of its chain (newest
- * first) would run each batch backwards.
+ * first) would run each batch backwards.  On the global queue, a SUBMIT
+ * that outlasts the blocker (a debug kernel) lets P0 move a first batch
+ * into its runq while later ones come; every global_tick-th tick then
+ * takes the global queue's head ahead of the runq: at most one NOP out of
+ * order per global_tick NOPs (+1) is allowed there.
  */
 #define ORDER_NOPS	100
 
@@ -69,9 +73,14 @@ TEST_F(one, submitted_items_start_in_submission_order)
 	static const __u32 places[] = { WSX_PLACE_P, WSX_PLACE_GLOBAL };
 	struct wsx_completion recs[ORDER_NOPS + 1];
 	struct wsx_req reqs[ORDER_NOPS + 1];
+	char param[32];
+	int tick;
 
+	ASSERT_EQ(0, wsx_test_param("global_tick", param, sizeof(param)));
+	tick = atoi(param);
+	ASSERT_LT(0, tick);
 	for (int k = 0; k < 2; k++) {
-		int late = 0;
+		int late = 0, allowed = k ? ORDER_NOPS / tick + 1 : 0;
 
 		memset(recs, 0, sizeof(recs));
 		reqs[0] = wsx_test_req(WSX_OP_SPIN, 0, WSX_PLACE_P, 0,
@@ -83,9 +92,9 @@ TEST_F(one, submitted_items_start_in_submission_order)
 					      recs));
 		for (int i = 2; i <= ORDER_NOPS; i++)
 			late += recs[i].started_ns < recs[i - 1].started_ns;
-		EXPECT_EQ(0, late) {
-			TH_LOG("%s: %d NOPs started before the one submitted before them",
-			       k ? "global" : "P0", late);
+		EXPECT_GE(allowed, late) {
+			TH_LOG("%s: %d NOPs started before the one submitted before them (%d allowed)",
+			       k ? "global" : "P0", late, allowed);
 		}
 	}
 }

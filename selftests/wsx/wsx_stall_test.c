@@ -1166,7 +1166,7 @@ TEST(waiters_own_target_nearer_joins_second)
 
 struct pin_server {
 	int uffd, fd;
-	char *page;
+	char *page, *src;
 	long size;
 	bool stop, nops_first, served;
 };
@@ -1182,27 +1182,27 @@ static void *pin_serve(void *arg)
 	struct wsx_completion recs[PIN_NOPS];
 	struct uffdio_copy copy;
 	struct uffd_msg msg;
-	char *src;
 
 	while (poll(&pfd, 1, 100) != 1)
 		if (__atomic_load_n(&u->stop, __ATOMIC_ACQUIRE))
 			return NULL;
+	/* anything but the page's fault: the test fails, and the SUBMIT
+	 * gets EFAULT (a release wakes the faulting thread)
+	 */
 	if (read(u->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
-	    msg.event != UFFD_EVENT_PAGEFAULT)
+	    msg.event != UFFD_EVENT_PAGEFAULT) {
+		close(u->uffd);
+		u->uffd = -1;
 		return NULL;
+	}
 	/* the SUBMIT waits in the pin meanwhile */
 	u->nops_first = wsx_test_wait(u->fd, recs, PIN_NOPS, PIN_NOPS,
 				      PIN_WAIT_S * 1000000000LL) == PIN_NOPS;
-	src = malloc(u->size);
-	if (!src)
-		return NULL;
-	memset(src, 0x5a, u->size);
 	memset(&copy, 0, sizeof(copy));
 	copy.dst = (uintptr_t)u->page;
-	copy.src = (uintptr_t)src;
+	copy.src = (uintptr_t)u->src;
 	copy.len = u->size;
 	u->served = !ioctl(u->uffd, UFFDIO_COPY, &copy);
-	free(src);
 	return NULL;
 }
 
@@ -1231,6 +1231,9 @@ TEST(batch_queued_before_a_pin)
 	reg.range.len = u.size;
 	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
 	ASSERT_EQ(0, ioctl(u.uffd, UFFDIO_REGISTER, &reg));
+	u.src = malloc(u.size);
+	ASSERT_NE(NULL, u.src);
+	memset(u.src, 0x5a, u.size);
 	ASSERT_EQ(0, pthread_create(&server, NULL, pin_serve, &u));
 	for (int i = 0; i < PIN_NOPS; i++)
 		reqs[i] = wsx_test_req(WSX_OP_NOP, i, WSX_PLACE_LOCAL, 0, 0, 0,
@@ -1245,8 +1248,9 @@ TEST(batch_queued_before_a_pin)
 	if (!u.nops_first)
 		got = wsx_test_wait(u.fd, recs, PIN_NOPS, PIN_NOPS,
 				    10000000000LL);
+	free(u.src);
 	if (ret == PIN_NOPS && sub.error == -EFAULT && !u.served &&
-	    got == PIN_NOPS) {
+	    got == PIN_NOPS && u.uffd >= 0) {
 		munmap(u.page, u.size);
 		close(u.uffd);
 		close(u.fd);
@@ -1263,7 +1267,8 @@ TEST(batch_queued_before_a_pin)
 	EXPECT_EQ(PIN_NOPS, recs[0].user_data);
 	EXPECT_EQ(0, recs[0].status);
 	munmap(u.page, u.size);
-	close(u.uffd);
+	if (u.uffd >= 0)
+		close(u.uffd);
 	close(u.fd);
 }
 
