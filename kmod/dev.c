@@ -374,6 +374,14 @@ static long wsx_ioctl_ring_setup(struct wsx_session *s,
 		wsx_rings_destroy(r);
 		return -EBUSY;
 	}
+	/*
+	 * After the cmpxchg's full barrier: a poll() that found no rings
+	 * is on s->wq by now, and looks again once woken, this time under
+	 * cq_lock (wsx_rings_poll()); the rings' posters wake only the
+	 * sleepers they see under cq_lock (litmus/rings-setup-poll-sb)
+	 */
+	if (waitqueue_active(&s->wq))
+		wake_up(&s->wq);
 	return 0;
 }
 
@@ -438,10 +446,10 @@ static __poll_t wsx_poll(struct file *file, poll_table *wait)
 	/* the rings' records wake s->wq too, set up before or after this */
 	poll_wait(file, &s->wq, wait);
 	/*
-	 * StoreLoad: on the queue before the rings are looked up and their
-	 * tail read; pairs with the full barrier of wsx_rings_post(), so that
-	 * rings set up and posted to meanwhile are seen here or wake us
-	 * (litmus/rings-poll-post-sb)
+	 * StoreLoad: on the queue before the rings are looked up; pairs with
+	 * the cmpxchg that publishes them, so that rings set up meanwhile
+	 * are seen here or their setup wakes us (litmus/rings-setup-poll-sb);
+	 * their records are read under cq_lock (wsx_rings_poll())
 	 */
 	smp_mb();
 	r = wsx_session_rings(s);

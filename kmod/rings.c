@@ -77,28 +77,32 @@
  * Wake once (models/cqwait.pml): each waiter (an ENTER with min_complete,
  *     any number of them at once, or wsx_rings_destroy()) waits for its
  *     own target tail, head + min_complete, in wsx_rings_wait_tail().
- *     Under the lock of cq_wq it joins the queue and lowers cq_want to its
- *     target (sets it when the queue was empty), sets its task state
- *     (a full barrier) and then tests cq_tail_k; woken, it finds itself
- *     off the queue and returns.  A poster, after storing the tail, takes
- *     a full barrier (wq_has_sleeper()) and, if somebody sleeps and the
- *     tail has reached cq_want, wakes under the queue's lock:
- *     wsx_rings_wake() wakes each sleeping waiter whose own target is
- *     reached and takes it off the queue (a waiter already running, timed
- *     out or not yet asleep, stays on it, uncounted: it tests the tail
- *     itself), and cq_want becomes the lowest target of those left.
- *     Invariant: every waiter on the queue whose target is not reached has
- *     a target at or after cq_want, so a tail before cq_want wakes no one
- *     asleep.  Either the poster sees the sleeper and its cq_want or the
- *     sleeper sees the tail (litmus/rings-wait-post-sb): no wakeup is
+ *     Under cq_lock it joins cq_wq and lowers cq_want to its target (sets
+ *     it when the queue was empty), sets its task state and tests
+ *     cq_tail_k; woken, it finds itself off the queue and returns.  A
+ *     poster, under cq_lock after storing the tail, wakes if somebody is
+ *     on the queue and the tail has reached cq_want: wsx_rings_wake()
+ *     wakes each sleeping waiter whose own target is reached and takes it
+ *     off the queue (a waiter already running, timed out or not yet
+ *     asleep, stays on it, uncounted: it tests the tail itself), and
+ *     cq_want becomes the lowest target of those left.  Invariant: every
+ *     waiter on the queue whose target is not reached has a target at or
+ *     after cq_want, so a tail before cq_want wakes no one asleep.  The
+ *     lock orders a waiter's section and a poster's: either the poster
+ *     sees the waiter and its cq_want or the waiter sees the tail, with no
+ *     barrier on the post (litmus/rings-wait-post-locked): no wakeup is
  *     lost, a waiter for 256 records is woken once, not 256 times, and a
  *     waiter for a far target or with a long timeout delays no other.  A
  *     wakeup walks every waiter on the queue under cq_lock: as many as the
  *     user has threads in ENTER on the file.  poll() and epoll sleepers
- *     are on the session's queue (s->wq, on which wsx_poll() always waits, so that an
- *     epoll watch added before RING_SETUP sees the records too), woken by
- *     every record after the same full barrier; wsx_poll() takes its own
- *     full barrier after joining the queue, before it looks the rings up.
+ *     are on the session's queue (s->wq, on which wsx_poll() always
+ *     waits, so that an epoll watch added before RING_SETUP sees the
+ *     records too), woken by every record; wsx_rings_poll() tests the
+ *     tail under cq_lock, after joining that queue, so a poster sees the
+ *     sleeper or the sleeper the record (litmus/rings-poll-post-locked);
+ *     a poll() that found no rings is woken by their setup (kmod/dev.c,
+ *     wsx_ioctl_ring_setup(); litmus/rings-setup-poll-sb).  Every
+ *     section under cq_lock runs in task context, with interrupts on.
  *
  * Pick-up (WSX_RING_SQ_PICKUP; models/sqpickup.pml): the rings are a work
  *     source of the scheduler (source.h, wsx_rings_source).  Such rings
@@ -272,7 +276,7 @@
  *     cq_lock once so that the last poster has left, then frees.
  *
  * Field tags: I = set at init, read-only afterwards; S = under sq_lock;
- * C = under cq_lock; Q = under cq_wq's lock; A = atomic or lock-free
+ * C = under cq_lock; A = atomic or lock-free
  * (llist, bitops, atomic64); P = the pick-up's missed handshake
  * ("Pick-up": set without a lock by a failed try of sq_lock, cleared by
  * xchg() after an unlock of sq_lock, or under it at the end of a take-over,
@@ -381,9 +385,10 @@ struct wsx_rings {
 	spinlock_t cq_lock ____cacheline_aligned_in_smp;
 	u32 cq_tail_k;			/* C, read (acquire) by waiters */
 
-	u32 cq_want;				/* Q, read racily by posters */
+	u32 cq_want;				/* C */
 	/* ENTER's and release's waiters: only struct wsx_cq_waiter, woken
-	 * only with a struct wsx_cq_wake key (wsx_rings_wake())
+	 * only with a struct wsx_cq_wake key (wsx_rings_wake()); joined
+	 * and woken under cq_lock, left under its own lock alone
 	 */
 	wait_queue_head_t cq_wq;
 	wait_queue_head_t *poll_wq;		/* I: the session's, poll() */
@@ -441,15 +446,18 @@ static int wsx_rings_wake(struct wait_queue_entry *wq, unsigned int mode,
 	return 0;
 }
 
-/* Post @rec, freeing @slot (if any) first: see "CQ" and "Wake once". */
+/*
+ * Post @rec, freeing @slot (if any) first: see "CQ" and "Wake once".  In
+ * task context only (an M's done callback, ENTER's refusal): cq_lock is
+ * never taken with interrupts off.
+ */
 static void wsx_rings_post(struct wsx_rings *r,
 			   const struct wsx_completion *rec,
 			   struct wsx_rslot *slot)
 {
-	unsigned long flags;
 	u32 t;
 
-	spin_lock_irqsave(&r->cq_lock, flags);
+	spin_lock(&r->cq_lock);
 	t = r->cq_tail_k;
 	memcpy(&r->cqes[t & (r->cq_entries - 1)], rec, sizeof(*rec));
 	if (slot)
@@ -463,26 +471,26 @@ static void wsx_rings_post(struct wsx_rings *r,
 	 * litmus/rings-post-tails-wait)
 	 */
 	smp_store_release(&r->cq_tail_k, t + 1);
-	/* full barrier, then: pairs with set_current_state() in
-	 * wsx_rings_wait_tail() and the full barrier in wsx_poll()
-	 * (litmus/rings-wait-post-sb, rings-poll-post-sb)
+	/*
+	 * No barrier: a waiter joins cq_wq and a poller tests the tail
+	 * under cq_lock, so this section either comes before theirs (they
+	 * see the tail) or after (it sees them on their queues:
+	 * litmus/rings-wait-post-locked, rings-poll-post-locked)
 	 */
-	if (wq_has_sleeper(&r->cq_wq) &&
-	    (s32)(t + 1 - READ_ONCE(r->cq_want)) >= 0) {
+	if (waitqueue_active(&r->cq_wq) && (s32)(t + 1 - r->cq_want) >= 0) {
 		struct wsx_cq_wake k = { .tail = t + 1 };
 
-		/* cq_want set under the queue's lock, as waiters set it */
 		spin_lock(&r->cq_wq.lock);
 		__wake_up_locked_key(&r->cq_wq, TASK_NORMAL, &k);
-		if (k.left)
-			WRITE_ONCE(r->cq_want, k.lowest);
 		spin_unlock(&r->cq_wq.lock);
+		if (k.left)
+			r->cq_want = k.lowest;
 	}
-	/* ordered by the full barrier above */
+	/* a poller joined it before its section (wsx_rings_poll()) */
 	if (waitqueue_active(r->poll_wq))
 		wake_up(r->poll_wq);
 	/* under the lock: wsx_rings_destroy() frees @r only after taking it */
-	spin_unlock_irqrestore(&r->cq_lock, flags);
+	spin_unlock(&r->cq_lock);
 }
 
 /* The job of @slot finished: runs in the M of its last item. */
@@ -505,14 +513,13 @@ static void wsx_rslot_done(struct wsx_job *job)
  */
 static bool wsx_rings_cq_head_ok(struct wsx_rings *r, u32 head)
 {
-	unsigned long flags;
 	u32 tail = READ_ONCE(r->cq_tail_k);
 
 	if (tail - head <= r->cq_entries)
 		return true;
-	spin_lock_irqsave(&r->cq_lock, flags);
+	spin_lock(&r->cq_lock);
 	tail = r->cq_tail_k;
-	spin_unlock_irqrestore(&r->cq_lock, flags);
+	spin_unlock(&r->cq_lock);
 	return tail - head <= r->cq_entries;
 }
 
@@ -1144,30 +1151,35 @@ static int wsx_rings_wait_tail(struct wsx_rings *r, u32 target,
 	if (timeout_ns >= 0)
 		expires = ktime_add_safe(ktime_get(), ns_to_ktime(timeout_ns));
 	for (;;) {
-		spin_lock_irq(&r->cq_wq.lock);
+		bool reached;
+
+		/* a wake takes a waiter off under cq_lock (wsx_rings_post()) */
+		spin_lock(&r->cq_lock);
 		if (list_empty(&w.wq.entry)) {
 			if (joined) {
 				/* only a wake that found the target reached
 				 * takes the waiter off
 				 */
-				spin_unlock_irq(&r->cq_wq.lock);
+				spin_unlock(&r->cq_lock);
 				break;
 			}
-			/* under the queue's lock: nobody joins or leaves */
+			/*
+			 * nobody joins meanwhile; a waiter that leaves
+			 * (finish_wait(), without cq_lock) may leave the
+			 * queue looking active: a lower cq_want than
+			 * needed, one wake that finds nobody
+			 */
 			if (!waitqueue_active(&r->cq_wq) ||
 			    (s32)(target - r->cq_want) < 0)
-				WRITE_ONCE(r->cq_want, target);
-			__add_wait_queue(&r->cq_wq, &w.wq);
+				r->cq_want = target;
+			add_wait_queue(&r->cq_wq, &w.wq);
 			joined = true;
 		}
 		set_current_state(state);
-		spin_unlock_irq(&r->cq_wq.lock);
-		/*
-		 * after set_current_state()'s full barrier: pairs with
-		 * wq_has_sleeper() in wsx_rings_post()
-		 * (litmus/rings-wait-post-sb)
-		 */
-		if (wsx_rings_reached(r, target))
+		/* under cq_lock: see "Wake once" (litmus/rings-wait-post-locked) */
+		reached = (s32)(r->cq_tail_k - target) >= 0;
+		spin_unlock(&r->cq_lock);
+		if (reached)
 			break;
 		if (signal_pending_state(state, current)) {
 			ret = -EINTR;
@@ -1439,8 +1451,8 @@ void wsx_rings_destroy(struct wsx_rings *r)
 	all = READ_ONCE(r->sub_total);
 	wsx_rings_wait_tail(r, all, -1, TASK_UNINTERRUPTIBLE);
 	/* the last poster wakes us under the lock: let it leave */
-	spin_lock_irq(&r->cq_lock);
-	spin_unlock_irq(&r->cq_lock);
+	spin_lock(&r->cq_lock);
+	spin_unlock(&r->cq_lock);
 	wsx_inflight_unreserve(r->cq_entries);
 	wsx_rings_free(r);
 }
@@ -1468,9 +1480,11 @@ int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma)
  */
 bool wsx_rings_poll(struct wsx_rings *r)
 {
-	/* acquire: pairs with wsx_rings_post(), the shared tail shows it
-	 * (litmus/rings-post-tails-wait)
-	 */
-	return (s32)(smp_load_acquire(&r->cq_tail_k) -
-		     READ_ONCE(r->hdr->cq_head)) > 0;
+	u32 tail;
+
+	/* under cq_lock: see "Wake once" (litmus/rings-poll-post-locked) */
+	spin_lock(&r->cq_lock);
+	tail = r->cq_tail_k;
+	spin_unlock(&r->cq_lock);
+	return (s32)(tail - READ_ONCE(r->hdr->cq_head)) > 0;
 }

@@ -9,26 +9,23 @@
  *   the poster reaches: it may ENTER a second time, for one more record
  *   than the first.  Waiter 1 may have a timeout (or take a signal) that
  *   fires at any moment of its sleep, and then its target may be beyond
- *   what is posted.  A waiter, under the queue's lock, joins the queue
- *   and lowers cq_want to its target (sets it when the queue was empty),
- *   then sets its task state, and after the full barrier of
- *   set_current_state() tests the tail; it sleeps until woken.  Woken,
+ *   what is posted.  A waiter, under cq_lock, joins the queue and lowers
+ *   cq_want to its target (sets it when the queue was empty), sets its
+ *   task state and tests the tail; it sleeps until woken.  Woken,
  *   it finds itself off the queue (only a wake that found its target
  *   reached takes it off) and returns; else it tests again.  Timed out,
  *   it is running again, then takes itself off the queue (finish_wait(),
  *   a second step).
- *   The poster, serialised by cq_lock in the code, stores each new tail,
- *   takes a full barrier (wq_has_sleeper()), reads whether anyone sleeps
- *   and, racily, cq_want; when the tail has reached it, it wakes under the
- *   queue's lock: each sleeping waiter whose own target is reached is
+ *   The poster, under cq_lock, stores each new tail, reads whether anyone
+ *   is on the queue and cq_want; when the tail has reached it, it wakes
+ *   (under the queue's lock too): each sleeping waiter whose own target is
  *   woken and taken off the queue (autoremove_wake_function()); a waiter
  *   already running (timed out, or not yet asleep) is left on it and not
  *   counted; cq_want is set to the lowest target of those left.
  *   Invariant: every waiter on the queue whose target is not reached has
  *   a target >= cq_want, so a tail below cq_want reaches no one asleep on
- *   it, and a waiter that joined after the poster read the queue or
- *   cq_want sees the tail itself (store buffering,
- *   litmus/rings-wait-post-sb).
+ *   it, and a waiter whose section came after the poster's sees the tail
+ *   itself (with no barrier on the post: litmus/rings-wait-post-locked).
  *
  * Checked (scripts/check-models): no waiter sleeps while its target is
  * reached and nothing else will move (an invalid end state otherwise);
@@ -39,15 +36,17 @@
  *                 (what the single cq_want of 0b87675 and before would
  *                 do without wait_lock's one waiter at a time): a waiter
  *                 for a far target hides a near one's wakeup.
- *   BUG_LATE_WANT the poster sets cq_want after it let go of the queue's
- *                 lock: a waiter that joined meanwhile with a lower
+ *   BUG_LATE_WANT the poster sets cq_want after it let go of cq_lock (what
+ *                 setting it outside the lock that waiters join under
+ *                 would do): a waiter that joined meanwhile with a lower
  *                 target has it overwritten.
  *   BUG_SKIP1     the wake never wakes waiter 1: the model must see a
  *                 lost wakeup of the waiter that may time out too (found
  *                 in review: an earlier version let its timeout hide it).
  *
  * Memory model: sequential consistency; each statement is one access of
- * the code, or one critical section of the queue's lock.
+ * the code, or one critical section of cq_lock (a waiter's join and test,
+ * a poster's post and wake).
  */
 
 #define N	2	/* records the poster posts */
@@ -76,7 +75,7 @@ proctype waiter(byte i)
 	:: i == 1 -> target[i] = 2; to = true
 	fi;
 loop:
-	atomic {	/* spin_lock(&cq_wq.lock) */
+	atomic {	/* spin_lock(&cq_lock) */
 		if
 		:: !listed[i] && joined ->
 			/* only a wake that found the target reached took it off */
@@ -96,16 +95,19 @@ loop:
 			joined = true
 		:: else
 		fi;
-		running[i] = false	/* set_current_state() */
+		running[i] = false;	/* set_current_state() */
+		/* the test, still under cq_lock */
+		if
+		:: tail >= target[i] -> goto reached
+		:: else
+		fi
 	}
-	/* full barrier, then wsx_rings_reached() */
-	if
-	:: tail >= target[i] ->
-		atomic { listed[i] = false; running[i] = true }	/* finish_wait */
-		assert(tail >= target[i]);
-		goto out
-	:: else
-	fi;
+	goto asleep;
+reached:
+	atomic { listed[i] = false; running[i] = true }	/* finish_wait */
+	assert(tail >= target[i]);
+	goto out;
+asleep:
 	if
 	:: running[i] -> goto loop	/* schedule() returned: woken */
 	:: to ->	/* a timeout or a signal: TASK_RUNNING, then finish_wait */
@@ -129,18 +131,17 @@ out:
 proctype poster()
 {
 	byte t, lowest, j;
-	bool sleeper;
 
 	do
 	:: tail < N ->
-		t = tail + 1;
-		tail = t;	/* store-release of cq_tail_k */
-		/* full barrier (wq_has_sleeper()), then: */
-		sleeper = listed[0] || listed[1];
-		if
-		:: sleeper && t >= want ->	/* a racy read of cq_want */
-			atomic {	/* wake under the queue's lock */
-				lowest = 255;
+		atomic {	/* spin_lock(&cq_lock) */
+			t = tail + 1;
+			tail = t;	/* store-release of cq_tail_k */
+			lowest = 255;
+			/* no barrier: the waiters join and test under cq_lock */
+			if
+			:: (listed[0] || listed[1]) && t >= want ->
+				/* the wake, under the queue's lock too */
 				for (j : 0 .. NW - 1) {
 					if
 #ifdef BUG_SKIP1
@@ -164,15 +165,15 @@ proctype poster()
 				:: else
 				fi
 #endif
-			}
-#ifdef BUG_LATE_WANT
-			if
-			:: lowest != 255 -> want = lowest
 			:: else
 			fi
-#endif
+		}
+#ifdef BUG_LATE_WANT
+		if
+		:: lowest != 255 -> want = lowest
 		:: else
 		fi
+#endif
 	:: else -> break
 	od
 }
