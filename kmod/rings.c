@@ -46,8 +46,9 @@
  *     shared tail (release: the record and the slot's return before the
  *     tail), and only then into cq_tail_k (release: the shared tail before
  *     it).  cq_tail_k is the kernel's own, written only here; the shared
- *     tail is written, never read.  Whoever waits on cq_tail_k without the
- *     lock (a waiter, poll(), wsx_rings_destroy()) loads it with acquire:
+ *     tail is written, never read.  Whoever tests cq_tail_k without the
+ *     lock (a waiter's first look and its timeout's, wsx_rings_destroy()
+ *     through the same wait) loads it with acquire:
  *     once it shows a record, the shared tail shows it too, so ENTER never
  *     returns before the records it waited for are visible to userspace.
  *     So userspace may see a record, and store a head one past it, before
@@ -83,8 +84,8 @@
  *     poster, under cq_lock after storing the tail, wakes if somebody is
  *     on the queue and the tail has reached cq_want: wsx_rings_wake()
  *     wakes each sleeping waiter whose own target is reached and takes it
- *     off the queue (a waiter already running, timed out or not yet
- *     asleep, stays on it, uncounted: it tests the tail itself), and
+ *     off the queue (a waiter already running, after a timeout or a
+ *     signal, stays on it, uncounted: it tests the tail itself), and
  *     cq_want becomes the lowest target of those left.  Invariant: every
  *     waiter on the queue whose target is not reached has a target at or
  *     after cq_want, so a tail before cq_want wakes no one asleep.  The
@@ -103,6 +104,9 @@
  *     a poll() that found no rings is woken by their setup (kmod/dev.c,
  *     wsx_ioctl_ring_setup(); litmus/rings-setup-poll-sb).  Every
  *     section under cq_lock runs in task context, with interrupts on.
+ *     A poster wakes s->wq holding cq_lock, and wsx_rings_poll() takes
+ *     it: no wake function on s->wq may poll the file from within the
+ *     wake (none of the kernel's does: epoll and io_uring poll later).
  *
  * Pick-up (WSX_RING_SQ_PICKUP; models/sqpickup.pml): the rings are a work
  *     source of the scheduler (source.h, wsx_rings_source).  Such rings
@@ -448,8 +452,9 @@ static int wsx_rings_wake(struct wait_queue_entry *wq, unsigned int mode,
 
 /*
  * Post @rec, freeing @slot (if any) first: see "CQ" and "Wake once".  In
- * task context only (an M's done callback, ENTER's refusal): cq_lock is
- * never taken with interrupts off.
+ * task context only (a job's done callback, in the M of its last item or
+ * in wsx_job_start() under sq_lock; ENTER's refusal): cq_lock is never
+ * taken from an interrupt, so it is taken with interrupts on.
  */
 static void wsx_rings_post(struct wsx_rings *r,
 			   const struct wsx_completion *rec,
@@ -457,6 +462,7 @@ static void wsx_rings_post(struct wsx_rings *r,
 {
 	u32 t;
 
+	lockdep_assert_irqs_enabled();
 	spin_lock(&r->cq_lock);
 	t = r->cq_tail_k;
 	memcpy(&r->cqes[t & (r->cq_entries - 1)], rec, sizeof(*rec));
@@ -1475,8 +1481,8 @@ int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma)
 
 /**
  * wsx_rings_poll - poll(): are records ready to read in the CQ?
- * @r:		the rings; the caller is on the session's wait queue already,
- *		and took a full barrier after joining it (wsx_poll())
+ * @r:		the rings; the caller is on the session's wait queue already
+ *		(wsx_poll()): the tail is read under cq_lock, after joining it
  */
 bool wsx_rings_poll(struct wsx_rings *r)
 {

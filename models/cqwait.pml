@@ -20,7 +20,7 @@
  *   is on the queue and cq_want; when the tail has reached it, it wakes
  *   (under the queue's lock too): each sleeping waiter whose own target is
  *   woken and taken off the queue (autoremove_wake_function()); a waiter
- *   already running (timed out, or not yet asleep) is left on it and not
+ *   already running (timed out, or signalled) is left on it and not
  *   counted; cq_want is set to the lowest target of those left.
  *   Invariant: every waiter on the queue whose target is not reached has
  *   a target >= cq_want, so a tail below cq_want reaches no one asleep on
@@ -55,7 +55,7 @@
 byte tail;		/* cq_tail_k */
 byte want;		/* cq_want */
 bool listed[NW];	/* on cq_wq */
-bool running[NW];	/* the task's state: woken, or not yet asleep */
+bool running[NW];	/* the task's state: woken, timed out or signalled */
 byte target[NW];
 bool returned[NW];
 

@@ -36,8 +36,9 @@
  * lies about its head loses records, by its own doing).
  *
  * Memory model: SPIN interleaves statements under sequential consistency.
- * The code gets the same orders from its barriers (rings.c says
- * which pairs with which); each statement here is one access of the code.
+ * The code gets the same orders from its barriers and, for the CQ's
+ * waiter and poster, from cq_lock (rings.c says which pairs with which);
+ * each statement here is one access of the code.
  * Indices do not wrap in the model (N is small); the code's u32 indices
  * wrap, and every comparison there is of differences.
  */
@@ -154,7 +155,7 @@ inline enter_wait(want)
 #endif
 		cq_want = h + want;
 		do
-		:: waiting = true;	/* prepare_to_wait: store, full barrier */
+		:: waiting = true;	/* joins, under cq_lock in the code */
 		   if
 		   :: kcq_tail >= cq_want -> waiting = false; break	/* reached() */
 		   :: else ->
@@ -254,7 +255,7 @@ end:	do
 #endif
 		/* wake once: only a waiter whose target is reached */
 		if
-		:: waiting ->		/* wq_has_sleeper(): full barrier, then read */
+		:: waiting ->		/* read under cq_lock in the code */
 			if
 			:: kcq_tail >= cq_want -> woken = true	/* wake_up() */
 			:: else
