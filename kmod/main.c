@@ -180,6 +180,8 @@ fail_sched:
 
 static void __exit wsx_exit(void)
 {
+	/* an in-kernel user that parked and never readied: its leak */
+	WARN_ON_ONCE(wsx_parked_left());
 	wsx_dev_exit();
 	wsx_debugfs_exit();
 	wsx_hotplug_remove();

@@ -45,6 +45,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "fault.h"
@@ -487,6 +488,108 @@ int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p)
 	return wsx_queue_counted(item, where, p, true);
 }
 EXPORT_SYMBOL_GPL(wsx_queue);
+
+/*
+ * Parked continuations (docs/park.md, section 1): counted in their jobs by
+ * wsx_park(), queued by wsx_ready().  waiting: parked now, all users
+ * together; the readies made outside an M, by where they went (an M's go
+ * to its P's counters).  A: atomics.
+ */
+static atomic_long_t wsx_waiting = ATOMIC_LONG_INIT(0);
+static atomic64_t wsx_ready_inbox = ATOMIC64_INIT(0);
+static atomic64_t wsx_ready_global = ATOMIC64_INIT(0);
+
+/**
+ * wsx_park - count @cont, a continuation that is to wait, in its job
+ * @cont:	initialised with wsx_item_init(); queued nowhere
+ *
+ * Call it before @cont is published where its readier finds it (a wait
+ * list, under that list's lock or before taking it): counted later, @cont
+ * could be readied, run and end before the count was taken, and its job
+ * be done while the parker still runs (models/chan.pml, BUG_LATE_COUNT).
+ * A job with a parked continuation is not done.  After publishing it, the
+ * parker touches nothing @cont owns: @cont may run at once on another P.
+ * Exactly one wsx_ready() per wsx_park().
+ *
+ * Context: any; does not sleep.
+ */
+void wsx_park(struct wsx_item *cont)
+{
+	struct wsx_m *m = wsx_current_m();
+
+	wsx_job_add(cont->job);
+	atomic_long_inc(&wsx_waiting);
+	if (m && m->p)
+		wsx_stat_inc(m->p, item_parks);
+	trace_wsx_item_park(cont);
+}
+EXPORT_SYMBOL_GPL(wsx_park);
+
+/**
+ * wsx_ready - queue @cont, parked by wsx_park(), to run
+ * @cont:	the continuation, taken off its wait list by the caller
+ *
+ * From a running item: into the current P's runnext, the item there moved
+ * to the runq's tail (wsx_spawn() without the count: Go's goready()), so
+ * that two items handing work to each other run on one P.  Otherwise (a
+ * wake function, an interrupt, a thread that is not an M, an item in a
+ * blocking section that handed its P off): the calling CPU's P when it is
+ * idle, where the waker warmed the caches, else the global queue (a P
+ * that goes offline meanwhile sends it there too).  The idle test is racy
+ * either way; it only chooses where @cont is likely to start soonest.
+ * Not counted again: wsx_park() did.
+ *
+ * Context: any but hard interrupts on PREEMPT_RT (the global queue's lock
+ * sleeps there); does not sleep.
+ */
+void wsx_ready(struct wsx_item *cont)
+{
+	struct wsx_m *m = wsx_current_m();
+	struct wsx_p *here;
+
+	atomic_long_dec(&wsx_waiting);
+	/* where it went: the wsx_item_queue event that follows */
+	trace_wsx_item_ready(cont, raw_smp_processor_id());
+	if (m && m->p) {
+		wsx_item_stamp(cont, m->p->id, WSX_ORIGIN_LOCAL);
+		wsx_runq_put(m->p, cont, true);
+		wsx_stat_inc(m->p, ready_runnext);
+		wsx_wakep(m->p, NULL);
+		return;
+	}
+	here = wsx_p_here();
+	cont->lnode.next = NULL;
+	if (here && test_bit(here->id, wsx_sched.pidle) &&
+	    wsx_inbox_put(here, &cont->lnode, &cont->lnode, 1, false)) {
+		atomic64_inc(&wsx_ready_inbox);
+		return;
+	}
+	atomic64_inc(&wsx_ready_global);
+	wsx_gq_queue(&cont->lnode, 1, false);
+}
+EXPORT_SYMBOL_GPL(wsx_ready);
+
+/* The stats' global line: the parked continuations and the far readies. */
+void wsx_parked_show(struct seq_file *sf)
+{
+	seq_printf(sf, " waiting=%ld ready_inbox=%lld ready_global=%lld",
+		   atomic_long_read(&wsx_waiting),
+		   (s64)atomic64_read(&wsx_ready_inbox),
+		   (s64)atomic64_read(&wsx_ready_global));
+}
+
+/* The stats' reset: the far readies (waiting is a count, not a counter). */
+void wsx_parked_reset(void)
+{
+	atomic64_set(&wsx_ready_inbox, 0);
+	atomic64_set(&wsx_ready_global, 0);
+}
+
+/* Parked continuations left: an in-kernel user's leak, at unload. */
+long wsx_parked_left(void)
+{
+	return atomic_long_read(&wsx_waiting);
+}
 
 /**
  * wsx_queue_batch_flush - queue what @batch holds, and empty it

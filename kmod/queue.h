@@ -12,11 +12,18 @@
 
 #include "sched.h"
 
+struct seq_file;
+
 /* Module parameter latency_sample: one item in this many is timed. */
 extern unsigned int wsx_latency_sample;
 
 int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
 		      unsigned int p, bool add);
+
+/* Parked continuations (wsx_park(), wsx_ready()): the stats' figures. */
+void wsx_parked_show(struct seq_file *sf);
+void wsx_parked_reset(void);
+long wsx_parked_left(void);
 
 /* Items in the global queues, all together (racy). */
 unsigned int wsx_gq_len_all(void);

@@ -57,6 +57,8 @@ struct wsx_pstats {
 	u64 spins;		/* times the M became spinning */
 	u64 parks;		/* times the M parked */
 	u64 wakeups;		/* times it was woken from park */
+	u64 item_parks;		/* continuations parked by its items */
+	u64 ready_runnext;	/* ... readied by its items, into its runnext */
 	u64 level_steals[WSX_NR_LEVELS]; /* steals by victim distance */
 	u64 level_stolen[WSX_NR_LEVELS]; /* items taken by them */
 	/* W: times woken for work, by its distance from the search's start */

@@ -105,6 +105,8 @@ static const struct {
 	WSX_STAT(spins),
 	WSX_STAT(parks),
 	WSX_STAT(wakeups),
+	WSX_STAT(item_parks),
+	WSX_STAT(ready_runnext),
 	WSX_STAT_LEVEL(steals, SMT, smt),
 	WSX_STAT_LEVEL(steals, CACHE, cache),
 	WSX_STAT_LEVEL(steals, NODE, node),
@@ -145,6 +147,7 @@ static void wsx_global_stats_show(struct seq_file *sf)
 	seq_printf(sf, "global depth=%u puts=%llu gets=%llu cancelled=%lld",
 		   wsx_gq_len_all(), puts, gets,
 		   (s64)atomic64_read(&wsx_cancelled_jobs));
+	wsx_parked_show(sf);
 }
 
 static int wsx_stats_show(struct seq_file *sf, void *unused)
@@ -308,6 +311,7 @@ static ssize_t wsx_reset_write(struct file *file, const char __user *buf,
 {
 	wsx_sched_reset_stats();
 	wsx_monitor_reset_wasted();
+	wsx_parked_reset();
 	atomic64_set(&wsx_cancelled_jobs, 0);
 	wsx_accounts_reset();
 	return count;

@@ -163,6 +163,8 @@ void wsx_queue_batch_flush(struct wsx_queue_batch *batch);
 int wsx_queue_after(struct wsx_item *item, enum wsx_where where,
 		    unsigned int p, u64 delay_ns);
 void wsx_spawn(struct wsx_item *item);
+void wsx_park(struct wsx_item *cont);
+void wsx_ready(struct wsx_item *cont);
 unsigned int wsx_nr_procs(void);
 void wsx_block_begin(void);
 void wsx_block_end(void);

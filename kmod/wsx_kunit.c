@@ -10,11 +10,19 @@
  * The race tests run an owner and thieves on a runq (and on a runnext slot)
  * at once, in kthreads, and check that every item is taken exactly once:
  * what the protocol comment of wsx_runq.h promises, and what KCSAN watches.
+ *
+ * The park tests use the executor of wsx.ko, loaded before this module:
+ * wsx_park() and wsx_ready() (kmod/wsx.h, docs/park.md) with live Ms.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+
+#include "wsx.h"
 
 /*
  * The runq's snapshot point (between its loads of head and tail): a test
@@ -624,6 +632,201 @@ static void bounds_spawn_nodes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wsx_spawn_nodes(64, U64_MAX, max), U64_MAX);
 }
 
+/* ---- parking and readying, with wsx.ko's Ms ------------------------- */
+
+#define PARK_WAIT	(10 * HZ)	/* for the executor, generously */
+
+struct parkjob {
+	struct wsx_job job;
+	struct wsx_item first;
+	struct wsx_item cont;
+	struct completion parked;
+	struct completion done;
+	bool cont_ran;
+};
+
+static void parkjob_done(struct wsx_job *job)
+{
+	complete(&container_of(job, struct parkjob, job)->done);
+}
+
+static void parkjob_first(struct wsx_item *item)
+{
+	struct parkjob *pj = container_of(item, struct parkjob, first);
+
+	wsx_park(&pj->cont);
+	complete(&pj->parked);
+}
+
+static void parkjob_cont(struct wsx_item *item)
+{
+	WRITE_ONCE(container_of(item, struct parkjob, cont)->cont_ran, true);
+}
+
+/*
+ * An item parks a continuation and ends: its job is not done while the
+ * continuation waits (wsx_park() counted it), and is done once a thread
+ * that is not an M readied it and it ran.  Memory is freed only once the
+ * job is done: a failed wait leaks it rather than free what may still run.
+ */
+static void parked_continuation_keeps_its_job(struct kunit *test)
+{
+	struct parkjob *pj = kzalloc(sizeof(*pj), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pj);
+	init_completion(&pj->parked);
+	init_completion(&pj->done);
+	wsx_job_init(&pj->job, parkjob_done);
+	wsx_item_init(&pj->first, parkjob_first, &pj->job);
+	wsx_item_init(&pj->cont, parkjob_cont, &pj->job);
+	KUNIT_ASSERT_EQ(test, wsx_queue(&pj->first, WSX_WHERE_LOCAL, 0), 0);
+	wsx_job_start(&pj->job);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&pj->parked,
+							    PARK_WAIT));
+	/* the parker has ended (or is about to): the job must wait on */
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&pj->done));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(pj->cont_ran));
+	wsx_ready(&pj->cont);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&pj->done,
+							    PARK_WAIT));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(pj->cont_ran));
+	kfree(pj);
+}
+
+#define PP_HANDOFFS	2000
+#define PP_FILLERS	2	/* items each turn spawns before its ready */
+
+struct pingpong;
+
+/* An item a turn spawns before it readies the other side. */
+struct pp_filler {
+	struct wsx_item item;
+	struct pingpong *pp;
+	int turn;		/* the turn that spawned it */
+	int cpu;		/* ... on this CPU */
+};
+
+/*
+ * Two items hand the turn to each other PP_HANDOFFS times through one
+ * parked slot, as two goroutines on an unbuffered channel: each takes the
+ * other out of the slot, parks itself there (counted first, then
+ * published, under the lock), spawns PP_FILLERS items and readies the
+ * other.
+ */
+struct pingpong {
+	struct wsx_job job;
+	struct wsx_item side[2];
+	spinlock_t lock;		/* parked, left */
+	struct wsx_item *parked;	/* under lock */
+	int left;			/* under lock: parks still to make */
+	int readier_cpu;		/* -1, or the CPU of the last wsx_ready() */
+	atomic_t turn;			/* turns started */
+	atomic_t handoffs;
+	atomic_t same_cpu;
+	atomic_t overtaken;	/* fillers that ran on their turn's CPU first */
+	struct pp_filler *fillers;	/* PP_FILLERS per turn */
+	struct completion done;
+};
+
+static void pp_filler_fn(struct wsx_item *item)
+{
+	struct pp_filler *f = container_of(item, struct pp_filler, item);
+
+	/* the readied side starts a new turn: it should have come first */
+	if (raw_smp_processor_id() == f->cpu &&
+	    atomic_read(&f->pp->turn) == f->turn)
+		atomic_inc(&f->pp->overtaken);
+}
+
+static void pingpong_done(struct wsx_job *job)
+{
+	complete(&container_of(job, struct pingpong, job)->done);
+}
+
+static void pingpong_turn(struct wsx_item *self)
+{
+	struct pingpong *pp = container_of(self->job, struct pingpong, job);
+	int cpu = raw_smp_processor_id();
+	int readier = READ_ONCE(pp->readier_cpu);
+	int turn = atomic_inc_return(&pp->turn), i;
+	struct wsx_item *other;
+
+	/* written before the wsx_ready() that queued us (one turn at a time) */
+	if (readier >= 0) {
+		atomic_inc(&pp->handoffs);
+		if (readier == cpu)
+			atomic_inc(&pp->same_cpu);
+	}
+	spin_lock(&pp->lock);
+	other = pp->parked;
+	pp->parked = NULL;
+	if (pp->left > 0) {
+		pp->left--;
+		wsx_park(self);
+		pp->parked = self;
+	}
+	spin_unlock(&pp->lock);
+	/* after the unlock, @self may already run elsewhere: not touched */
+	if (!other)
+		return;
+	for (i = 0; i < PP_FILLERS; i++) {
+		struct pp_filler *f = &pp->fillers[(turn - 1) * PP_FILLERS + i];
+
+		f->pp = pp;
+		f->turn = turn;
+		f->cpu = cpu;
+		wsx_item_init(&f->item, pp_filler_fn, &pp->job);
+		wsx_spawn(&f->item);
+	}
+	WRITE_ONCE(pp->readier_cpu, cpu);
+	wsx_ready(other);
+}
+
+/*
+ * Go's goready(): a continuation readied by an item runs next on the
+ * readier's P, before what the readier spawned, so the ping-pong stays on
+ * one CPU; at least 90% of the handoffs run on the readier's CPU, and at
+ * most 10% of the fillers run on it before the readied side (a thief may
+ * take runnext when the readier's vCPU stalls before it returns); the job
+ * ends with every turn made.
+ */
+static void ready_runs_next_on_the_readiers_p(struct kunit *test)
+{
+	struct pingpong *pp = kzalloc(sizeof(*pp), GFP_KERNEL);
+	int handoffs, same, overtaken;
+
+	KUNIT_ASSERT_NOT_NULL(test, pp);
+	/* a turn per park, and the last turn's ready */
+	pp->fillers = vzalloc(array_size(PP_HANDOFFS + 2,
+					 PP_FILLERS * sizeof(*pp->fillers)));
+	KUNIT_ASSERT_NOT_NULL(test, pp->fillers);
+	spin_lock_init(&pp->lock);
+	init_completion(&pp->done);
+	pp->left = PP_HANDOFFS;
+	pp->readier_cpu = -1;
+	wsx_job_init(&pp->job, pingpong_done);
+	wsx_item_init(&pp->side[0], pingpong_turn, &pp->job);
+	wsx_item_init(&pp->side[1], pingpong_turn, &pp->job);
+	wsx_park(&pp->side[1]);
+	pp->parked = &pp->side[1];
+	KUNIT_ASSERT_EQ(test, wsx_queue(&pp->side[0], WSX_WHERE_LOCAL, 0), 0);
+	wsx_job_start(&pp->job);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&pp->done,
+							    PARK_WAIT));
+	handoffs = atomic_read(&pp->handoffs);
+	same = atomic_read(&pp->same_cpu);
+	overtaken = atomic_read(&pp->overtaken);
+	kunit_info(test, "%d handoffs, %d on the readier's CPU; %d of %d fillers ran there first\n",
+		   handoffs, same, overtaken, handoffs * PP_FILLERS);
+	/* PP_HANDOFFS parks, each readied once, and the last turn's ready */
+	KUNIT_EXPECT_EQ(test, handoffs, PP_HANDOFFS + 1);
+	KUNIT_EXPECT_GE(test, same * 10, handoffs * 9);
+	KUNIT_EXPECT_LE(test, overtaken * 10, handoffs * PP_FILLERS);
+	vfree(pp->fillers);
+	kfree(pp);
+}
+
 static struct kunit_case wsx_kunit_cases[] = {
 	KUNIT_CASE(runq_fifo_full_empty),
 	KUNIT_CASE(runq_len_churning_full_runq),
@@ -640,6 +843,8 @@ static struct kunit_case wsx_kunit_cases[] = {
 	KUNIT_CASE(bounds_unknown_node),
 	KUNIT_CASE(bounds_user_addr),
 	KUNIT_CASE(bounds_spawn_nodes),
+	KUNIT_CASE(parked_continuation_keeps_its_job),
+	KUNIT_CASE(ready_runs_next_on_the_readiers_p),
 	{}
 };
 
@@ -650,5 +855,5 @@ static struct kunit_suite wsx_kunit_suite = {
 
 kunit_test_suite(wsx_kunit_suite);
 
-MODULE_DESCRIPTION("KUnit tests of wsx's runq and scheduling formulas");
+MODULE_DESCRIPTION("KUnit tests of wsx's runq, scheduling formulas and parking");
 MODULE_LICENSE("GPL");

@@ -64,6 +64,24 @@ TRACE_EVENT(wsx_item_end,
 	    TP_printk("item=%p status=%d", __entry->item, __entry->status)
 );
 
+TRACE_EVENT(wsx_item_park,
+	    TP_PROTO(const void *item),
+	    TP_ARGS(item),
+	    TP_STRUCT__entry(__field(const void *, item)),
+	    TP_fast_assign(__entry->item = item;),
+	    TP_printk("item=%p", __entry->item)
+);
+
+TRACE_EVENT(wsx_item_ready,
+	    TP_PROTO(const void *item, int cpu),
+	    TP_ARGS(item, cpu),
+	    TP_STRUCT__entry(__field(const void *, item)
+			     __field(int, cpu)),
+	    TP_fast_assign(__entry->item = item;
+			   __entry->cpu = cpu;),
+	    TP_printk("item=%p cpu=%d", __entry->item, __entry->cpu)
+);
+
 TRACE_EVENT(wsx_steal,
 	    TP_PROTO(int thief, int victim, unsigned int count,
 		     unsigned int level),
