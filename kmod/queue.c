@@ -504,12 +504,16 @@ static atomic64_t wsx_ready_global = ATOMIC64_INIT(0);
  * @cont:	initialised with wsx_item_init(); queued nowhere
  *
  * Call it before @cont is published where its readier finds it (a wait
- * list, under that list's lock or before taking it): counted later, @cont
- * could be readied, run and end before the count was taken, and its job
- * be done while the parker still runs (models/chan.pml, BUG_LATE_COUNT).
- * A job with a parked continuation is not done.  After publishing it, the
- * parker touches nothing @cont owns: @cont may run at once on another P.
- * Exactly one wsx_ready() per wsx_park().
+ * list, under that list's lock or before taking it), while the caller
+ * holds a count in @cont's job (it runs as an item of that job, or its
+ * creator has not called wsx_job_start() yet): counted later, @cont could
+ * be readied, run and end before the count was taken, and its job be done
+ * while the parker still runs (models/chan.pml, BUG_LATE_COUNT).  The
+ * count is ordered before any publication, a plain store too.  A job with
+ * a parked continuation is not done.  After publishing it, the parker
+ * touches nothing @cont owns: @cont may run at once on another P, and its
+ * function is called once per wsx_ready().  Exactly one wsx_ready() per
+ * wsx_park().
  *
  * Context: any; does not sleep.
  */
@@ -518,6 +522,12 @@ void wsx_park(struct wsx_item *cont)
 	struct wsx_m *m = wsx_current_m();
 
 	wsx_job_add(cont->job);
+	/*
+	 * the count before the publication, however the caller publishes:
+	 * pairs with the fully ordered wsx_job_put() of @cont's run
+	 * (litmus/park-count-publish)
+	 */
+	smp_mb__after_atomic();
 	atomic_long_inc(&wsx_waiting);
 	if (m && m->p)
 		wsx_stat_inc(m->p, item_parks);
@@ -529,7 +539,7 @@ EXPORT_SYMBOL_GPL(wsx_park);
  * wsx_ready - queue @cont, parked by wsx_park(), to run
  * @cont:	the continuation, taken off its wait list by the caller
  *
- * From a running item: into the current P's runnext, the item there moved
+ * From a running item holding a P: into that P's runnext, the item there moved
  * to the runq's tail (wsx_spawn() without the count: Go's goready()), so
  * that two items handing work to each other run on one P.  Otherwise (a
  * wake function, an interrupt, a thread that is not an M, an item in a
@@ -569,11 +579,15 @@ void wsx_ready(struct wsx_item *cont)
 }
 EXPORT_SYMBOL_GPL(wsx_ready);
 
-/* The stats' global line: the parked continuations and the far readies. */
+/*
+ * The stats' global line: the parked continuations (never below 0 there:
+ * a user's unmatched wsx_ready() must not break the readers' parse) and
+ * the far readies.
+ */
 void wsx_parked_show(struct seq_file *sf)
 {
 	seq_printf(sf, " waiting=%ld ready_inbox=%lld ready_global=%lld",
-		   atomic_long_read(&wsx_waiting),
+		   max(atomic_long_read(&wsx_waiting), 0L),
 		   (s64)atomic64_read(&wsx_ready_inbox),
 		   (s64)atomic64_read(&wsx_ready_global));
 }

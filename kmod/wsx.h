@@ -11,6 +11,10 @@
  *
  * The executor owns an item from wsx_queue()/wsx_spawn() until its function
  * is called; from then on the function owns it (it may free or requeue it).
+ * An item that must wait parks a continuation (wsx_park(): an item, maybe
+ * itself, queued nowhere) where its waker finds it, and returns; the waker
+ * hands it back with wsx_ready(), and the executor owns it again until its
+ * function is called once more.
  */
 #ifndef _WSX_H
 #define _WSX_H

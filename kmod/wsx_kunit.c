@@ -18,6 +18,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
@@ -636,6 +637,22 @@ static void bounds_spawn_nodes(struct kunit *test)
 
 #define PARK_WAIT	(10 * HZ)	/* for the executor, generously */
 
+/*
+ * Wait for @c; on a timeout, fail the test and keep this module loaded:
+ * items of ours may still be queued or parked, their functions in our text
+ * (their memory is leaked, not freed, for the same reason).
+ */
+static bool park_wait(struct kunit *test, struct completion *c,
+		      const char *what)
+{
+	if (wait_for_completion_timeout(c, PARK_WAIT))
+		return true;
+	__module_get(THIS_MODULE);
+	KUNIT_FAIL(test, "%s: not within %d s; wsx_kunit stays loaded",
+		   what, PARK_WAIT / HZ);
+	return false;
+}
+
 struct parkjob {
 	struct wsx_job job;
 	struct wsx_item first;
@@ -681,15 +698,15 @@ static void parked_continuation_keeps_its_job(struct kunit *test)
 	wsx_item_init(&pj->cont, parkjob_cont, &pj->job);
 	KUNIT_ASSERT_EQ(test, wsx_queue(&pj->first, WSX_WHERE_LOCAL, 0), 0);
 	wsx_job_start(&pj->job);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&pj->parked,
-							    PARK_WAIT));
+	if (!park_wait(test, &pj->parked, "the park"))
+		return;
 	/* the parker has ended (or is about to): the job must wait on */
 	msleep(50);
 	KUNIT_EXPECT_FALSE(test, completion_done(&pj->done));
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(pj->cont_ran));
 	wsx_ready(&pj->cont);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&pj->done,
-							    PARK_WAIT));
+	if (!park_wait(test, &pj->done, "the job after the ready"))
+		return;
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(pj->cont_ran));
 	kfree(pj);
 }
@@ -812,8 +829,8 @@ static void ready_runs_next_on_the_readiers_p(struct kunit *test)
 	pp->parked = &pp->side[1];
 	KUNIT_ASSERT_EQ(test, wsx_queue(&pp->side[0], WSX_WHERE_LOCAL, 0), 0);
 	wsx_job_start(&pp->job);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&pp->done,
-							    PARK_WAIT));
+	if (!park_wait(test, &pp->done, "the ping-pong"))
+		return;
 	handoffs = atomic_read(&pp->handoffs);
 	same = atomic_read(&pp->same_cpu);
 	overtaken = atomic_read(&pp->overtaken);
