@@ -140,7 +140,8 @@ bench-waste:
 	@$(MAKE) --no-print-directory module userlib
 	@echo "bench-waste: host load $$(cut -d' ' -f1 /proc/loadavg) on $$(nproc) CPUs"
 	@scripts/vm-run --tcg-thread multi --cpus $(or $(CPUS),2) --mem 1536 \
-		--timeout 900 --load --add bench/waste.sh -- 'sh /extra/waste.sh'
+		--timeout 900 --load --add bench/waste.sh \
+		--add selftests/wsx/wsx_mix.sh -- 'sh /extra/waste.sh'
 
 ## bench-latency the longest interrupts-off and preemption-off stretches
 ##               while a user asks for wsx's longest timer walks

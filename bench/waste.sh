@@ -5,7 +5,8 @@
 # items waited", see wsxctl(1)) over a mix of items.  Runs in the VM
 # (busybox sh) with wsx loaded, started by `make bench-waste` (CPUS=N).
 # Records the wsx tracepoints while WSX_WASTE_SECONDS (default 10) of this
-# mix run from five processes at once, each a loop of `wsxctl run`:
+# mix (selftests/wsx/wsx_mix.sh's wsx_mix(), without its pick-up rings and
+# hotplug) run from five processes at once, each a loop of `wsxctl run`:
 #   local    SPIN of 10 us, 100 us, 500 us and 2 ms queued on P0
 #   global   the same SPINs on the global queue
 #   spawn    spawn trees (fanout 3, depth 5, leaves of 20 us)
@@ -24,51 +25,15 @@ secs=${WSX_WASTE_SECONDS:-10}
 t_us=${WSX_WASTE_T_US:-2000}
 raw=/tmp/waste-trace.txt
 
-# loop NAME ARGS...: `wsxctl run ARGS` again and again until the deadline;
-# a failed run is reported and ends the loop (the mix then fails).
-loop() {
-	name=$1
-	shift
-	while [ "$(date +%s)" -lt "$deadline" ]; do
-		if ! wsxctl run "$@" >/dev/null; then
-			echo "waste: $name: wsxctl run $* failed" >&2
-			return 1
-		fi
-	done
-}
-
-# spins WHERE: SPIN of 10 us to 2 ms on WHERE, about 90 ms of work a round.
-spins() {
-	while [ "$(date +%s)" -lt "$deadline" ]; do
-		for sc in 10000:500 100000:200 500000:50 2000000:20; do
-			loop "spin $1" spin "${sc%:*}" --count "${sc#*:}" \
-				--place "$1" || return 1
-		done
-	done
-}
-
-mix() {
-	deadline=$(($(date +%s) + secs))
-	pids=
-	spins cpu:0 &
-	pids="$pids $!"
-	spins global &
-	pids="$pids $!"
-	loop spawn spawn 3 5 20000 &
-	pids="$pids $!"
-	loop sleep sleep 1000 --count 8 --batch 1 &
-	pids="$pids $!"
-	loop delayed spin 200000 --count 10 --delay 3000000 &
-	pids="$pids $!"
-	rc=0
-	for p in $pids; do
-		wait "$p" || rc=1
-	done
-	return $rc
-}
+# the mix, beside this script in the guest (the Makefile's --add) or in the
+# tree
+mix=$(dirname "$0")/wsx_mix.sh
+[ -r "$mix" ] || mix=$(dirname "$0")/../selftests/wsx/wsx_mix.sh
+# shellcheck source=../selftests/wsx/wsx_mix.sh
+. "$mix"
 
 if [ "${1:-}" = --mix ]; then
-	mix
+	wsx_mix "$secs" waste
 	exit
 fi
 
@@ -78,15 +43,11 @@ if [ ! -r /sys/kernel/debug/wsx/schedtrace ]; then
 fi
 echo "waste: $(grep -c ^processor /proc/cpuinfo) CPUs, $(cat /sys/kernel/debug/wsx/schedtrace)"
 echo "waste: a ${secs} s mix from 5 processes, T = $t_us us"
-# stat KEY: the stats' global counter KEY
-stat() {
-	tr ' ' '\n' </sys/kernel/debug/wsx/stats | sed -n "s/^$1=//p" | head -n 1
-}
 rc=0
-checks0=$(stat wasted_checks) ms0=$(stat wasted_ms)
+checks0=$(wsx_mix_stat wasted_checks) ms0=$(wsx_mix_stat wasted_ms)
 wsxctl trace --raw "$raw" --threshold-us "$t_us" -- sh "$0" --mix \
 	2>/tmp/waste-summary.txt || rc=1
-checks=$(($(stat wasted_checks) - checks0)) ms=$(($(stat wasted_ms) - ms0))
+checks=$(($(wsx_mix_stat wasted_checks) - checks0)) ms=$(($(wsx_mix_stat wasted_ms) - ms0))
 sed 's/^/waste: /' /tmp/waste-summary.txt
 echo "waste: the monitor's check (waste_ms=$(cat /sys/module/wsx/parameters/waste_ms)): $checks looks found a P idle while an item waited, covering $ms ms"
 # the raw wait and idle, with no threshold
