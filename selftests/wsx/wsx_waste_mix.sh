@@ -13,10 +13,13 @@
 #
 #  1. the mix runs: every `wsxctl run` and every hotplug step works.
 #  2. the check's count stays within BOUND (below).
-#  3. WSX_DEBUG builds only (a release build skips): a shorter mix
-#     (WSX_WASTE_DROP_SECONDS, default 5) with wakep_drop armed, so that
-#     __wsx_wakep() wakes no idle P: the count must break BOUND (so at
-#     least one violation).
+# That the check fires on a lost wakeup is wsx_protocol.sh's scenario
+# `wasted` (WSX_DEBUG builds, fault point wakep_drop, a SPIN and a NOP
+# placed so that the dropped wakeup strands the NOP).  A mix with
+# wakep_drop armed was a third case here, and is not: on check-debug's
+# kernels, both booted at once on the 2 host cores, its 5 s mix ran 1,574
+# items with every P busy and dropped no wakeup at all, so it proved
+# nothing and failed.
 #
 # BOUND: wasted_ms at most 0.5% of the mix's P-time (5 ms per second of
 # the mix per CPU), not the issue's 0: under TCG (single-threaded, the
@@ -26,12 +29,11 @@
 # 300 ms) 0 in 8 of 10 runs, 1 look covering 11 ms and 15 ms in the
 # others (the WSX_DEBUG module: 0, 13 and 13 ms); at 64 vCPUs and 20 s
 # (bound 6,400 ms) 43 looks covering 1,031 ms and 45 covering 599 ms.  A
-# WSX_DEBUG module with wakep_drop armed breaks it: 54-75 looks covering
-# 564-810 ms in case 3's 5 s at 4 vCPUs (bound 100 ms), and case 2 failed
-# with 3,000 wakeups dropped from the mix's start (161 looks, 1,705 ms).
-# On check-debug's kernels (WSX_DEBUG module, 4 vCPUs), one run each:
-# KASAN 0 ms and case 3 580 ms, KCSAN 0 ms and case 3 453 ms (about 30 s
-# each, the mix's items 4-8 times fewer).
+# WSX_DEBUG module with wakep_drop armed broke it when the mix had idle Ps
+# to lose: case 2 failed with 3,000 wakeups dropped from the mix's start
+# (161 looks, 1,705 ms).  On check-debug's kernels (WSX_DEBUG module, 4
+# vCPUs): KASAN 0 ms, KCSAN 0 ms (one run each), and 73 ms in one run of
+# the CI with both kernels booted at once (2,828 items).
 DIR=$(dirname "$0")
 # shellcheck source=wsx_lib.sh
 . "$DIR/wsx_lib.sh"
@@ -40,14 +42,12 @@ DIR=$(dirname "$0")
 wsx_need_root_and_module
 wsx_need_wsxctl
 secs=${WSX_WASTE_SECONDS:-15}
-drop_secs=${WSX_WASTE_DROP_SECONDS:-5}
 nr=$(grep -c ^processor /proc/cpuinfo)
 # a quarter of the CPUs; never CPU 0, whose P the mix queues on
 WSX_HOTPLUG_CPUS=${WSX_HOTPLUG_CPUS:-$(seq 1 4 $((nr - 1)) | tr '\n' ' ')}
 wsx_hotplug_cpus
 # shellcheck disable=SC2154 # cpus: wsx_hotplug_cpus's
 export WSX_MIX_PICKUP=1 WSX_MIX_HOTPLUG="$cpus"
-drop=$WSX_DEBUGFS/fault/wakep_drop
 rc=$KSFT_PASS
 wsx_reload || { echo "# FAIL: load with the defaults"; exit "$KSFT_FAIL"; }
 
@@ -72,31 +72,5 @@ within_bound() { [ "$ms" -le $((5 * $1 * nr)) ]; }
 within_bound "$secs"
 wsx_case $? "P time wasted past T within 0.5%: wasted_ms <= $((5 * secs * nr))"
 
-if [ ! -w "$drop" ]; then
-	wsx_case "$KSFT_SKIP" "the check counts the mix's lost wakeups" \
-		"not a WSX_DEBUG build (no fault point wakep_drop)"
-else
-	# every wakeup dropped until the mix's deadline; then, the fault
-	# disarmed, NOPs on the global queue wake the Ps until the mix's
-	# processes are done (an item stranded on an idle P, or on the
-	# global queue with every P idle, waits for the next wakeup)
-	echo 1000000 >"$drop"
-	mix_count "$drop_secs" "wakeups dropped" 2>&1 &
-	mix=$!
-	sleep "$drop_secs"
-	echo 0 >"$drop"
-	while kill -0 $mix 2>/dev/null; do
-		"$WSXCTL" run nop -n 64 --place global >/dev/null
-		sleep 0.2
-	done
-	wait $mix
-	st=$?
-	echo "# wakeups dropped: $(cat "${drop}_hits")"
-	checks=$(wsx_mix_stat wasted_checks)
-	ms=$(wsx_mix_stat wasted_ms)
-	over=$((5 * drop_secs * nr))
-	[ $st = 0 ] && ! within_bound "$drop_secs"
-	wsx_case $? "the check counts the mix's lost wakeups: wasted_ms > $over"
-fi
 wsx_reload || rc=$KSFT_FAIL
 exit "$rc"
