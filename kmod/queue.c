@@ -346,6 +346,18 @@ struct wsx_item *wsx_gq_tick_get(struct wsx_p *p)
 
 /* ---- queueing: the exported API ------------------------------------------ */
 
+/*
+ * From an M holding @p: @item in @p's runnext, the item that held it to the
+ * runq's tail (Go's runqput(next=true)), and a wakeup for an idle P that
+ * may steal the displaced one.
+ */
+static void wsx_put_next(struct wsx_p *p, struct wsx_item *item)
+{
+	wsx_item_stamp(item, p->id, WSX_ORIGIN_LOCAL);
+	wsx_runq_put(p, item, true);
+	wsx_wakep(p, NULL);
+}
+
 /**
  * wsx_spawn - from a running item: queue @item in the current P's runnext
  * @item: initialised with wsx_item_init(), normally with the caller's job
@@ -364,9 +376,7 @@ void wsx_spawn(struct wsx_item *item)
 		return;
 	}
 	wsx_job_add(item->job);
-	wsx_item_stamp(item, m->p->id, WSX_ORIGIN_LOCAL);
-	wsx_runq_put(m->p, item, true);
-	wsx_wakep(m->p, NULL);
+	wsx_put_next(m->p, item);
 }
 EXPORT_SYMBOL_GPL(wsx_spawn);
 
@@ -561,10 +571,8 @@ void wsx_ready(struct wsx_item *cont)
 	/* where it went: the wsx_item_queue event that follows */
 	trace_wsx_item_ready(cont, raw_smp_processor_id());
 	if (m && m->p) {
-		wsx_item_stamp(cont, m->p->id, WSX_ORIGIN_LOCAL);
-		wsx_runq_put(m->p, cont, true);
 		wsx_stat_inc(m->p, ready_runnext);
-		wsx_wakep(m->p, NULL);
+		wsx_put_next(m->p, cont);
 		return;
 	}
 	here = wsx_p_here();
