@@ -29,9 +29,9 @@ const char trace_help[] =
 	"\n"
 	"Record the wsx tracepoints (tracefs system \"wsx\": wsx_item_queue,\n"
 	"wsx_item_start, wsx_item_end, wsx_steal, wsx_spill, wsx_park,\n"
-	"wsx_unpark, wsx_handoff) while COMMAND runs, or for N seconds\n"
-	"without one, then\n"
-	"write the timeline.  The tracing directory is $WSX_TRACEFS,\n"
+	"wsx_unpark, wsx_handoff, wsx_item_park, wsx_item_ready) while\n"
+	"COMMAND runs, or for N seconds without one, then write the\n"
+	"timeline.  The tracing directory is $WSX_TRACEFS,\n"
 	"/sys/kernel/tracing or /sys/kernel/debug/tracing (root only).  For the\n"
 	"recording the per-CPU buffer is enlarged (--buffer-kb), the trace\n"
 	"clock set to \"mono\" (one clock for all CPUs) and the buffer cleared;\n"
@@ -45,7 +45,13 @@ const char trace_help[] =
 	"slice of each item that ran on another P than it was queued on\n"
 	"(stolen=1); steal and spill instants on the thief's CPU, handoff\n"
 	"instants (cat \"handoff\": an M handed its P to another M, which\n"
-	"then shares the CPU with it) on the CPU of the M; counters\n"
+	"then shares the CPU with it) on the CPU of the M; park instants\n"
+	"(cat \"park\": an item's continuation parked, wsx_item_park) on\n"
+	"the parker's CPU; a mark (cat \"ready\") per wsx_item_ready on\n"
+	"the readier's CPU track, with a flow arrow (cat \"ready\") from it\n"
+	"to the slice of the continuation's next run (its first start after\n"
+	"the ready), as Go's execution tracer draws an unblock; a ready\n"
+	"without a later start in the trace has no arrow; counters\n"
 	"\"depth P<p>\" and \"depth global\", items by the queue they were\n"
 	"queued on: +1 at a queue event, -1 at a start from that queue (from=),\n"
 	"-count at a spill (moved to global); and \"runq P<p>\", \"runq global\",\n"
@@ -55,17 +61,21 @@ const char trace_help[] =
 	"Timestamps are microseconds from the first event.\n"
 	"\n"
 	"The SVG shows the same timeline: one lane per CPU, items as boxes\n"
-	"coloured by the P they were queued on, steal arrows, handoffs as\n"
-	"black marks, the runq depths and a time axis.\n"
+	"coloured by the P they were queued on, steal arrows, ready arrows\n"
+	"(green, from the ready on the readier's lane to the start),\n"
+	"handoffs as black marks, the runq depths and a time axis.\n"
 	"\n"
-	"The summary measures the wasted cores: \"idle P x ms while items\n"
-	"waited\", the integral over the trace of min(I, W), I the Ps that\n"
-	"have been idle (no item they started running) more than the\n"
-	"threshold T, W the items that have waited (from their queue event to\n"
-	"their start) more than T; as a share of the P-time (the Ps seen times\n"
-	"the trace's span), the number of intervals in which it was above 0\n"
-	"and the longest, with the P idle longest and the item waiting longest\n"
-	"as it ended.  The SVG marks those intervals in red.\n"
+	"The summary counts the events, the continuations parked and readied,\n"
+	"how many readied ones started in the trace and how many of those on\n"
+	"the readier's CPU (Go's runnext: the readier's P runs the readied item\n"
+	"next).  It measures the wasted cores: \"idle P x ms while items\n"
+	"waited\", the integral over the trace of min(I, W), I the Ps that have\n"
+	"been idle (no item they started running) more than the threshold T, W\n"
+	"the items that have waited (from their queue event to their start)\n"
+	"more than T; as a share of the P-time (the Ps seen times the trace's\n"
+	"span), the number of intervals in which it was above 0 and the\n"
+	"longest, with the P idle longest and the item waiting longest as it\n"
+	"ended.  The SVG marks those intervals in red.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE   the JSON file ('-': standard output)\n"
@@ -464,6 +474,11 @@ convert:
 		t.count[WT_START], t.stolen_starts, t.count[WT_END],
 		t.count[WT_STEAL], t.count[WT_SPILL], t.count[WT_PARK],
 		t.count[WT_HANDOFF], t.ncpus);
+	if (t.count[WT_ITEM_PARK] || t.count[WT_ITEM_READY])
+		fprintf(stderr, "wsxctl trace: %zu items parked, %zu readied, "
+			"%zu of them started, %zu on the readier's CPU\n",
+			t.count[WT_ITEM_PARK], t.count[WT_ITEM_READY],
+			t.readied_starts, t.readied_here);
 	print_waste(&t, &w);
 	wt_waste_free(&w);
 	if (t.lost) {

@@ -22,6 +22,8 @@ static const char *const type_names[WT_NR_TYPES] = {
 	[WT_PARK] = "wsx_park",
 	[WT_UNPARK] = "wsx_unpark",
 	[WT_HANDOFF] = "wsx_handoff",
+	[WT_ITEM_PARK] = "wsx_item_park",
+	[WT_ITEM_READY] = "wsx_item_ready",
 };
 
 /* ---- parsing ------------------------------------------------------- */
@@ -142,6 +144,12 @@ static bool parse_fields(struct wt_event *ev, const char *s, const char *end)
 		return field_int(s, end, "m", &ev->m) &&
 		       field_int(s, end, "p", &ev->p) &&
 		       field_int(s, end, "to", &ev->to);
+	case WT_ITEM_PARK:
+		return field_hex(s, end, "item", &ev->item);
+	case WT_ITEM_READY:
+		return field_hex(s, end, "item", &ev->item) &&
+		       field_int(s, end, "cpu", &ev->readier) &&
+		       ev->readier >= 0;
 	default:
 		return false;
 	}
@@ -218,6 +226,24 @@ static size_t *map_slot(struct item_map *m, uint64_t key)
 	}
 }
 
+static int map_init(struct item_map *m, size_t n)
+{
+	size_t cap = 64;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	m->mask = cap - 1;
+	m->keys = calloc(cap, sizeof(*m->keys));
+	m->vals = calloc(cap, sizeof(*m->vals));
+	return m->keys && m->vals ? 0 : -ENOMEM;
+}
+
+static void map_free(struct item_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
 static struct wt_item *new_item(struct wt_trace *t, struct item_map *m,
 				uint64_t ptr)
 {
@@ -239,22 +265,47 @@ static struct wt_item *find_item(struct wt_trace *t, struct item_map *m,
 	return idx ? &t->items[idx - 1] : NULL;
 }
 
-/* Pair the queue, start and end events of each item. */
+/* A ready's slot in the ready map once a start took it (not 0: empty). */
+#define READY_TAKEN	((size_t)-1)
+
+/*
+ * The first start of a pointer after a ready is the run that ready queued:
+ * the ready's event index + 1 waits in @r until that start takes it.
+ */
+static void take_ready(struct wt_trace *t, struct item_map *r,
+		       struct wt_item *it)
+{
+	size_t *slot = map_slot(r, it->item);
+	const struct wt_event *rd;
+
+	if (!*slot || *slot == READY_TAKEN)
+		return;
+	rd = &t->ev[*slot - 1];
+	*slot = READY_TAKEN;
+	it->readied = true;
+	it->r_ts = rd->ts;
+	it->r_cpu = rd->readier;
+	t->readied_starts++;
+	t->readied_here += it->cpu == it->r_cpu;
+}
+
+/*
+ * Pair the queue, start and end events of each item, and each ready with
+ * the start it led to.
+ */
 static int build_items(struct wt_trace *t)
 {
-	struct item_map m;
+	struct item_map m, r;
 	struct wt_item *it;
-	size_t i, cap = 64;
+	size_t i;
+	int ret;
 
-	while (cap < 2 * t->nev)
-		cap *= 2;
-	m.mask = cap - 1;
-	m.keys = calloc(cap, sizeof(*m.keys));
-	m.vals = calloc(cap, sizeof(*m.vals));
+	ret = map_init(&m, t->nev);
+	ret |= map_init(&r, t->nev);
 	t->items = calloc(t->nev ? t->nev : 1, sizeof(*t->items));
-	if (!m.keys || !m.vals || !t->items) {
-		free(m.keys);
-		free(m.vals);
+	if (ret || !t->items) {
+		map_free(&m);
+		map_free(&r);
 		return -ENOMEM;
 	}
 	for (i = 0; i < t->nev; i++) {
@@ -280,6 +331,10 @@ static int build_items(struct wt_trace *t)
 			it->stolen = ev->stolen;
 			if (!it->queued)
 				it->q_p = ev->from;
+			take_ready(t, &r, it);
+			break;
+		case WT_ITEM_READY:
+			*map_slot(&r, ev->item) = i + 1;
 			break;
 		case WT_END:
 			it = find_item(t, &m, ev->item);
@@ -295,8 +350,8 @@ static int build_items(struct wt_trace *t)
 			break;
 		}
 	}
-	free(m.keys);
-	free(m.vals);
+	map_free(&m);
+	map_free(&r);
 	return 0;
 }
 
@@ -359,6 +414,8 @@ int wt_parse(const char *text, struct wt_trace *t)
 			t->t1 = ev.ts;
 		if (ev.cpu + 1 > t->ncpus)
 			t->ncpus = ev.cpu + 1;
+		if (ev.type == WT_ITEM_READY && ev.readier + 1 > t->ncpus)
+			t->ncpus = ev.readier + 1;
 		if ((ev.type == WT_QUEUE || ev.type == WT_START ||
 		     ev.type == WT_SPILL || ev.type == WT_HANDOFF) &&
 		    ev.p + 1 > t->nprocs)
@@ -579,6 +636,61 @@ out:
 	free(parked);
 }
 
+/*
+ * A flow arrow (ph s, then ph f bound to the enclosing slice, bp e) of
+ * category @cat, named @cat too but for the steals' ("stolen"), from the
+ * slice at @from on track @from_tid to the slice that begins at @to on
+ * track @to_tid.  Perfetto pairs the two by id, category and name.
+ */
+static void json_flow(FILE *f, const struct wt_trace *t, bool *first,
+		      const char *cat, unsigned int id, int from_tid,
+		      uint64_t from, int to_tid, uint64_t to)
+{
+	const char *name = strcmp(cat, "steal") ? cat : "stolen";
+
+	json_sep(f, first);
+	fprintf(f, "{\"ph\":\"s\",\"cat\":\"%s\",\"name\":\"%s\","
+		"\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":", cat, name, id, PID,
+		from_tid);
+	put_ts(f, t, from);
+	fputs("}", f);
+	json_sep(f, first);
+	fprintf(f, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"%s\","
+		"\"name\":\"%s\",\"id\":%u,\"pid\":%d,\"tid\":%d,"
+		"\"ts\":", cat, name, id, PID, to_tid);
+	put_ts(f, t, to);
+	fputs("}", f);
+}
+
+/*
+ * Each ready: a zero-length slice on the readier's CPU track; each run it
+ * led to: a flow from that slice to the run's, as Go's trace draws an
+ * unblock.
+ */
+static void json_readies(FILE *f, const struct wt_trace *t, bool *first)
+{
+	size_t i;
+
+	for (i = 0; i < t->nev; i++) {
+		const struct wt_event *ev = &t->ev[i];
+
+		if (ev->type != WT_ITEM_READY)
+			continue;
+		json_slice(f, t, first, "ready", CPU_TID(ev->readier), ev->ts,
+			   ev->ts);
+		fprintf(f, ",\"name\":\"ready\",\"args\":{\"item\":\"%016"
+			PRIx64 "\",\"cpu\":%d}}", ev->item, ev->readier);
+	}
+	for (i = 0; i < t->nitems; i++) {
+		const struct wt_item *it = &t->items[i];
+
+		if (!it->readied)
+			continue;
+		json_flow(f, t, first, "ready", it->seq, CPU_TID(it->r_cpu),
+			  it->r_ts, CPU_TID(it->cpu), it->s_ts);
+	}
+}
+
 int wt_write_json(FILE *f, const struct wt_trace *t)
 {
 	struct json_ctx ctx;
@@ -643,25 +755,17 @@ int wt_write_json(FILE *f, const struct wt_trace *t)
 				   t->t0, t->t0);
 			fprintf(f, ",\"name\":\"queued before #%u\"}", it->seq);
 		}
-		json_sep(f, &first);
-		fprintf(f, "{\"ph\":\"s\",\"cat\":\"steal\",\"name\":\"stolen\","
-			"\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":", it->seq, PID,
-			QUEUE_TID(src));
-		put_ts(f, t, it->queued ? it->q_ts : t->t0);
-		fputs("}", f);
-		json_sep(f, &first);
-		fprintf(f, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"steal\","
-			"\"name\":\"stolen\",\"id\":%u,\"pid\":%d,\"tid\":%d,"
-			"\"ts\":", it->seq, PID, CPU_TID(it->cpu));
-		put_ts(f, t, it->s_ts);
-		fputs("}", f);
+		json_flow(f, t, &first, "steal", it->seq, QUEUE_TID(src),
+			  it->queued ? it->q_ts : t->t0, CPU_TID(it->cpu),
+			  it->s_ts);
 	}
-	/* steals, spills and handoffs as instants on the CPU making them */
+	json_readies(f, t, &first);
+	/* steals, spills, handoffs, parks: instants on the CPU making them */
 	for (i = 0; i < t->nev; i++) {
 		const struct wt_event *ev = &t->ev[i];
 		static const char *const cat[WT_NR_TYPES] = {
 			[WT_STEAL] = "steal", [WT_SPILL] = "spill",
-			[WT_HANDOFF] = "handoff",
+			[WT_HANDOFF] = "handoff", [WT_ITEM_PARK] = "park",
 		};
 
 		if (!cat[ev->type])
@@ -679,6 +783,9 @@ int wt_write_json(FILE *f, const struct wt_trace *t)
 		else if (ev->type == WT_SPILL)
 			fprintf(f, ",\"name\":\"spill %u\",\"args\":{\"p\":%d,"
 				"\"count\":%u}}", ev->count, ev->p, ev->count);
+		else if (ev->type == WT_ITEM_PARK)
+			fprintf(f, ",\"name\":\"park\",\"args\":{\"item\":"
+				"\"%016" PRIx64 "\"}}", ev->item);
 		else
 			fprintf(f, ",\"name\":\"handoff of P%d: M%d to M%d\","
 				"\"args\":{\"m\":%d,\"p\":%d,\"to\":%d}}",
@@ -1099,6 +1206,38 @@ static void svg_arrows(struct svg *s)
 	}
 }
 
+/*
+ * Each ready that led to a start: a green arrow from the ready, in the
+ * middle of the readier's lane, to the start of the run it queued (an arc
+ * over the lane when both are on one CPU), as Go's trace draws an unblock.
+ */
+static void svg_readies(struct svg *s)
+{
+	const struct wt_trace *t = s->t;
+	size_t i;
+
+	for (i = 0; i < t->nitems; i++) {
+		const struct wt_item *it = &t->items[i];
+		double x1, y1, x2, y2, dx, bow;
+
+		if (!it->readied)
+			continue;
+		x1 = svg_x(s, it->r_ts);
+		y1 = lane_y(s, it->r_cpu) + LANE_H / 2;
+		x2 = svg_x(s, it->s_ts);
+		y2 = lane_y(s, it->cpu) + LANE_H / 2;
+		dx = (x2 - x1) / 3;
+		bow = it->r_cpu == it->cpu ? -LANE_H / 2 : 0;
+		fprintf(s->f, "<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f "
+			"%.1f,%.1f\" class=\"ready\" marker-end=\"url(#ready)\">"
+			"<title>item #%u readied on CPU %d at %.3f ms, started "
+			"on CPU %d at %.3f ms</title></path>\n", x1, y1, x1 + dx,
+			y1 + bow, x2 - dx, y2 + bow, x2, y2, it->seq, it->r_cpu,
+			(it->r_ts - t->t0) / 1e6, it->cpu,
+			(it->s_ts - t->t0) / 1e6);
+	}
+}
+
 static void svg_legend(struct svg *s, const struct wt_waste *w, int y)
 {
 	const struct wt_trace *t = s->t;
@@ -1152,6 +1291,14 @@ static void svg_legend(struct svg *s, const struct wt_waste *w, int y)
 		"%.3f ms of P-time in %zu intervals</text>\n", SVG_LEFT, y + 37,
 		SVG_LEFT + 27, y + 46, w->threshold_ns / 1e6,
 		w->threshold_ns / 1e6, w->wasted_ns / 1e6, w->nspans);
+	if (t->readied_starts)
+		fprintf(f, "<path d=\"M%d,%d L%d,%d\" class=\"ready\" "
+			"marker-end=\"url(#ready)\"/><text x=\"%d\" y=\"%d\" "
+			"class=\"small\">readied: a parked continuation readied "
+			"(on the readier's CPU) to its start; %zu of %zu started "
+			"on the readier's CPU</text>\n", SVG_LEFT, y + 60,
+			SVG_LEFT + 22, y + 60, SVG_LEFT + 27, y + 64,
+			t->readied_here, t->readied_starts);
 }
 
 int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,
@@ -1173,7 +1320,7 @@ int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,
 	lanes_bottom = SVG_TOP + s.nlanes * (LANE_H + LANE_GAP) - LANE_GAP;
 	s.depth_y = lanes_bottom + 16;
 	axis_y = s.depth_y + DEPTH_H + 6;
-	height = axis_y + 92;
+	height = axis_y + 92 + (t->readied_starts ? 18 : 0);
 	if (walk_depths(t, true, depth_max_fn, &s)) {
 		free(s.lane_of_cpu);
 		return -ENOMEM;
@@ -1200,13 +1347,18 @@ int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,
 	      ".steal{fill:none;stroke:#222;stroke-width:1;"
 	      "stroke-opacity:0.6}\n"
 	      ".handoff{fill:#000;stroke:#000;stroke-width:1.2}\n"
+	      ".ready{fill:none;stroke:#2e8b3e;stroke-width:1.2}\n"
 	      ".axis{stroke:#666;stroke-width:1}\n"
 	      ".grid{stroke:#000;stroke-opacity:0.08;stroke-width:1}\n"
 	      "</style>\n"
 	      "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" "
 	      "refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
 	      "orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" "
-	      "fill=\"#333\"/></marker></defs>\n"
+	      "fill=\"#333\"/></marker>"
+	      "<marker id=\"ready\" viewBox=\"0 0 10 10\" refX=\"9\" "
+	      "refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
+	      "orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" "
+	      "fill=\"#2e8b3e\"/></marker></defs>\n"
 	      "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", f);
 	fprintf(f, "<text x=\"%d\" y=\"22\" class=\"title\">", SVG_LEFT);
 	xml_text(f, title && *title ? title : "wsx timeline");
@@ -1240,6 +1392,7 @@ int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,
 	svg_depths(&s);
 	svg_handoffs(&s);
 	svg_arrows(&s);
+	svg_readies(&s);
 	svg_legend(&s, w, axis_y + 30);
 	fputs("</svg>\n", f);
 	free(s.lane_of_cpu);

@@ -2,7 +2,7 @@
 /*
  * wsxtrace: the wsx tracepoints as tracefs prints them, parsed into a
  * timeline (items with their queue, start and end, steals, spills, parks,
- * handoffs),
+ * handoffs, continuations parked and readied),
  * and that timeline written as Chrome/Perfetto trace-event JSON or as a
  * self-contained SVG.  No system calls: `wsxctl trace` feeds it the text of
  * tracefs's "trace" file, the host tests a captured sample.
@@ -18,7 +18,7 @@ struct wt_waste;
 
 enum wt_type {
 	WT_QUEUE, WT_START, WT_END, WT_STEAL, WT_SPILL, WT_PARK, WT_UNPARK,
-	WT_HANDOFF, WT_NR_TYPES
+	WT_HANDOFF, WT_ITEM_PARK, WT_ITEM_READY, WT_NR_TYPES
 };
 
 /* One tracepoint hit.  Fields the event does not have stay 0. */
@@ -30,6 +30,7 @@ struct wt_event {
 	int p, m, from, stolen, status;
 	int thief, victim;
 	int to;			/* wsx_handoff: M @m handed P @p to M @to */
+	int readier;		/* wsx_item_ready: the readier's CPU (cpu=) */
 	unsigned int count;
 };
 
@@ -47,6 +48,13 @@ struct wt_item {
 	int q_p;		/* queued on this P, -1: the global queue */
 	uint64_t s_ts, e_ts;
 	int cpu, p, m, from, stolen, status;
+	/*
+	 * readied: this run is the first start of its pointer after a
+	 * wsx_item_ready (the latest one), made at r_ts on CPU r_cpu
+	 */
+	bool readied;
+	uint64_t r_ts;
+	int r_cpu;
 };
 
 struct wt_trace {
@@ -59,6 +67,8 @@ struct wt_trace {
 	int nprocs;		/* highest P seen + 1 */
 	size_t count[WT_NR_TYPES];
 	size_t stolen_starts;	/* start events with stolen=1 */
+	size_t readied_starts;	/* item runs with readied set */
+	size_t readied_here;	/* ... that started on the readier's CPU */
 	size_t orphan_ends;	/* end events without a start in the trace */
 	size_t skipped;		/* wsx_ lines that did not parse */
 	uint64_t lost;		/* entries-written minus entries-in-buffer */
@@ -94,7 +104,13 @@ int wt_p_cpu(const struct wt_trace *t, int p);
  * count from victim to thief, a start takes 1 from the P that runs it.
  * Steals, spills and handoffs (cat "handoff": M m handed P p to M to, as
  * the monitor asks of an M stuck on a long item, or an M entering a
- * blocking section) are instant events (ph i) on the CPU that made them.
+ * blocking section) are instant events (ph i) on the CPU that made them;
+ * so are the parks of continuations (cat "park").  Each ready is a
+ * zero-length cat "ready" slice on the readier's CPU track; the readied
+ * run's flow (ph s, cat "ready", id its seq) leaves from it and binds
+ * (ph f, bp e) to the slice of the run it readied (the pointer's first
+ * start after the ready), as Go's execution tracer draws an unblock.  A
+ * ready without a later start has its slice and no flow.
  * Returns 0 or -EIO.
  */
 int wt_write_json(FILE *f, const struct wt_trace *t);
@@ -102,11 +118,12 @@ int wt_write_json(FILE *f, const struct wt_trace *t);
 /*
  * The same timeline as a self-contained SVG: one lane per CPU, items as
  * boxes coloured by the P they were queued on, steal arrows from the queue
- * event to the start, the spans of @w (wsxwaste.h: a P idle while an item
- * waited) as red bands behind the lanes, each handoff as a black mark on
- * its CPU's lane (two Ms then share the CPU: boxes that overlap there get
- * rows of their own), the "runq" depths per P below, a time axis and a
- * legend.
+ * event to the start, ready arrows (green) from a wsx_item_ready on the
+ * readier's lane to the start of the run it readied, the spans of @w
+ * (wsxwaste.h: a P idle while an item waited) as red bands behind the
+ * lanes, each handoff as a black mark on its CPU's lane (two Ms then share
+ * the CPU: boxes that overlap there get rows of their own), the "runq"
+ * depths per P below, a time axis and a legend.
  * Returns 0 or -EIO.
  */
 int wt_write_svg(FILE *f, const struct wt_trace *t, const struct wt_waste *w,

@@ -158,6 +158,8 @@ static void test_seeds(void)
 	KTAP_EQ(count(svg, "class=\"item\""), 20, "svg: 20 item boxes");
 	KTAP_EQ(count(svg, "marker-end=\"url(#arrow)\""), 12 + 1,
 		"svg: 12 steal arrows (and the legend's)");
+	KTAP_EQ(count(svg, "url(#ready)"), 0,
+		"svg: no ready, no ready arrow nor its legend");
 	KTAP_EQ(count(svg, "class=\"queued\""), 20 + 1,
 		"svg: 20 queue marks (and the legend's)");
 	KTAP_EQ(count(svg, "<polyline"), 5, "svg: 4 P and 1 global depth");
@@ -263,9 +265,140 @@ static void test_corners(void)
 	KTAP_EQ(wt_parse(NULL, &t), -22, "NULL text is -EINVAL");
 }
 
+/*
+ * Parked and readied continuations on 2 CPUs: A (a0) runs on CPU 0 and
+ * parks itself, B (b0) and C (c0) are parked continuations; D (d0),
+ * running on CPU 1, readies A, B and C there.  B starts next on CPU 1 (the
+ * readier's runnext), A on CPU 0 (stolen), C not at all; B is queued and
+ * runs once more, not readied.  Then a ready without its cpu= field.
+ */
+static const char readies[] =
+	"  w-9 [000] ..... 1.000000: wsx_item_queue: item=a0 p=0\n"
+	"  w-9 [000] ..... 1.000010: wsx_item_start: item=a0 p=0 m=0 from=0 "
+	"stolen=0\n"
+	"  w-9 [000] ..... 1.000020: wsx_item_park: item=a0\n"
+	"  w-9 [000] ..... 1.000030: wsx_item_end: item=a0 status=0\n"
+	"  w-9 [000] ..... 1.000040: wsx_item_park: item=b0\n"
+	"  w-9 [000] ..... 1.000050: wsx_item_park: item=c0\n"
+	"  w-8 [001] ..... 1.000060: wsx_item_queue: item=d0 p=1\n"
+	"  w-8 [001] ..... 1.000070: wsx_item_start: item=d0 p=1 m=1 from=1 "
+	"stolen=0\n"
+	"  w-8 [001] ..... 1.000100: wsx_item_ready: item=a0 cpu=1\n"
+	"  w-8 [001] ..... 1.000101: wsx_item_queue: item=a0 p=1\n"
+	"  w-8 [001] ..... 1.000110: wsx_item_ready: item=b0 cpu=1\n"
+	"  w-8 [001] ..... 1.000111: wsx_item_queue: item=b0 p=1\n"
+	"  w-8 [001] ..... 1.000120: wsx_item_ready: item=c0 cpu=1\n"
+	"  w-8 [001] ..... 1.000121: wsx_item_queue: item=c0 p=1\n"
+	"  w-8 [001] ..... 1.000130: wsx_item_end: item=d0 status=0\n"
+	"  w-8 [001] ..... 1.000140: wsx_item_start: item=b0 p=1 m=1 from=1 "
+	"stolen=0\n"
+	"  w-9 [000] ..... 1.000150: wsx_item_start: item=a0 p=0 m=0 from=1 "
+	"stolen=1\n"
+	"  w-8 [001] ..... 1.000160: wsx_item_end: item=b0 status=0\n"
+	"  w-9 [000] ..... 1.000170: wsx_item_end: item=a0 status=0\n"
+	"  w-8 [001] ..... 1.000171: wsx_item_queue: item=b0 p=1\n"
+	"  w-8 [001] ..... 1.000172: wsx_item_start: item=b0 p=1 m=1 from=1 "
+	"stolen=0\n"
+	"  w-8 [001] ..... 1.000173: wsx_item_end: item=b0 status=0\n"
+	"  w-9 [000] ..... 1.000180: wsx_item_ready: item=e0\n";
+
+static void test_readies(void)
+{
+	struct wt_trace t;
+	char *json, *svg;
+	size_t nspans = 0;
+
+	KTAP_EQ(wt_parse(readies, &t), 0, "readies: parse");
+	KTAP_EQ(t.count[WT_ITEM_PARK], 3, "readies: 3 parks");
+	KTAP_EQ(t.count[WT_ITEM_READY], 3, "readies: 3 readies");
+	KTAP_EQ(t.skipped, 1, "readies: the ready without cpu= is skipped");
+	KTAP_EQ(t.nitems, 6, "readies: A twice, B twice, C, D");
+	ktap_check(t.items[2].item == 0xa0 && t.items[2].readied &&
+		   t.items[2].r_ts == 1000100000 && t.items[2].r_cpu == 1 &&
+		   t.items[2].cpu == 0,
+		   "readies: A's second run, readied on CPU 1, ran on CPU 0");
+	ktap_check(!t.items[0].readied,
+		   "readies: A's run before the ready is not the readied one");
+	ktap_check(t.items[3].item == 0xb0 && t.items[3].readied &&
+		   t.items[3].r_ts == 1000110000 && t.items[3].r_cpu == 1 &&
+		   t.items[3].cpu == 1,
+		   "readies: B readied on CPU 1, ran on CPU 1");
+	ktap_check(t.items[4].item == 0xc0 && !t.items[4].started &&
+		   !t.items[4].readied, "readies: C readied, never started");
+	ktap_check(t.items[5].item == 0xb0 && t.items[5].started &&
+		   !t.items[5].readied,
+		   "readies: B's next run, not readied again, has no ready");
+	KTAP_EQ(t.readied_starts, 2, "readies: 2 readied runs started");
+	KTAP_EQ(t.readied_here, 1, "readies: 1 on the readier's CPU");
+
+	json = render(&t, false, NULL);
+	ktap_check(json_balanced(json), "readies: json balanced");
+	KTAP_EQ(count(json, "\"ph\":\"X\",\"cat\":\"ready\""), 3,
+		"readies: a ready mark per ready");
+	ktap_check(strstr(json, "{\"ph\":\"X\",\"cat\":\"ready\",\"pid\":1,"
+			  "\"tid\":2,\"ts\":120.000,\"dur\":0.000,\"name\":"
+			  "\"ready\",\"args\":{\"item\":\"00000000000000c0\","
+			  "\"cpu\":1}}") != NULL,
+		   "readies: C's ready marked on CPU 1's track");
+	KTAP_EQ(count(json, "\"ph\":\"s\",\"cat\":\"ready\""), 2,
+		"readies: 2 ready arrows leave (none for C)");
+	KTAP_EQ(count(json, "\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ready\""),
+		2, "readies: 2 ready arrows arrive, bound to the slice");
+	ktap_check(strstr(json, "{\"ph\":\"s\",\"cat\":\"ready\",\"name\":"
+			  "\"ready\",\"id\":4,\"pid\":1,\"tid\":2,\"ts\":"
+			  "110.000}") != NULL &&
+		   strstr(json, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ready\","
+			  "\"name\":\"ready\",\"id\":4,\"pid\":1,\"tid\":2,"
+			  "\"ts\":140.000}") != NULL &&
+		   strstr(json, "{\"ph\":\"X\",\"cat\":\"item\",\"pid\":1,"
+			  "\"tid\":2,\"ts\":140.000,") != NULL,
+		   "readies: B's arrow from its ready on CPU 1 to its slice "
+		   "there");
+	ktap_check(strstr(json, "{\"ph\":\"s\",\"cat\":\"ready\",\"name\":"
+			  "\"ready\",\"id\":3,\"pid\":1,\"tid\":2,\"ts\":"
+			  "100.000}") != NULL &&
+		   strstr(json, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ready\","
+			  "\"name\":\"ready\",\"id\":3,\"pid\":1,\"tid\":1,"
+			  "\"ts\":150.000}") != NULL,
+		   "readies: A's arrow from its ready on CPU 1 to its second "
+		   "run on CPU 0");
+	ktap_check(!strstr(json, "\"cat\":\"ready\",\"name\":\"ready\","
+			   "\"id\":5,") &&
+		   !strstr(json, "\"cat\":\"ready\",\"name\":\"ready\","
+			   "\"id\":6,"),
+		   "readies: no arrow for C, readied and never started, nor "
+		   "for B's run that was not readied");
+	KTAP_EQ(count(json, "\"ph\":\"s\",\"cat\":\"steal\""), 1,
+		"readies: A's steal keeps its own arrow");
+	KTAP_EQ(count(json, "\"cat\":\"park\",\"pid\":1,\"tid\":1,"
+		      "\"ts\":"), 3, "readies: 3 park instants on CPU 0");
+	free(json);
+
+	svg = render(&t, true, &nspans);
+	KTAP_EQ(count(svg, "class=\"ready\" marker-end=\"url(#ready)\""),
+		2 + 1, "readies: 2 svg ready arrows (and the legend's)");
+	ktap_check(strstr(svg, "<title>item #4 readied on CPU 1 at 0.110 ms, "
+			  "started on CPU 1 at 0.140 ms</title>") != NULL &&
+		   strstr(svg, "<title>item #3 readied on CPU 1 at 0.100 ms, "
+			  "started on CPU 0 at 0.150 ms</title>") != NULL,
+		   "readies: ... from each ready to its start");
+	/* x = 78 + 858 * us / 173 (the span); the lanes' middles y 75, 115 */
+	ktap_check(strstr(svg, "d=\"M574.0,115.0 C656.6,115.0 739.3,75.0 "
+			  "821.9,75.0\" class=\"ready\"") != NULL &&
+		   strstr(svg, "d=\"M623.5,115.0 C673.1,98.0 722.7,98.0 "
+			  "772.3,115.0\" class=\"ready\"") != NULL,
+		   "readies: ... from CPU 1's lane at 100 us to CPU 0's at "
+		   "150 us, and over CPU 1's from 110 to 140 us");
+	ktap_check(strstr(svg, "1 of 2 started on the readier's CPU") != NULL,
+		   "readies: the legend counts them");
+	free(svg);
+	wt_free(&t);
+}
+
 int main(void)
 {
 	test_seeds();
 	test_corners();
+	test_readies();
 	return ktap_done();
 }

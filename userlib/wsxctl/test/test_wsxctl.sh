@@ -334,6 +334,8 @@ check_trace() {
 		--svg /dev/null --threshold-us 2ms
 	expect 0 "trace --input, T = 2 ms by default" trace -i "$tmp/trace.txt" \
 		--svg "$tmp/t.svg"
+	! grep -q "items parked" "$tmp/err"
+	ok $? "... no line of parks and readies without them"
 	has err "wsxctl trace: idle P 3.000 ms while items waited (T = 2 ms): \
 7.50% of the P-time (2 Ps x 0.020 s), in 1 intervals; the longest 3.000 ms, \
 at 0.007 s: P1 idle 10.000 ms while item #2, queued on P0, waited 5.000 ms" \
@@ -354,6 +356,42 @@ at 0.007 s: P1 idle 10.000 ms while item #2, queued on P0, waited 5.000 ms" \
 		"... the whole 5 ms wait"
 }
 
+# trace --input with parks and readies: the summary counts them, and the
+# JSON draws an arrow from the ready on CPU 1 to the start it led to (one
+# on CPU 1, one on CPU 0), none for a ready without a start.
+check_trace_readies() {
+	cat >"$tmp/trace.txt" <<-EOF
+	  w-9 [000] ..... 1.000000: wsx_item_park: item=0a
+	  w-9 [000] ..... 1.000000: wsx_item_park: item=0b
+	  w-8 [001] ..... 1.000010: wsx_item_start: item=0c p=1 m=1 from=1 stolen=0
+	  w-8 [001] ..... 1.000020: wsx_item_ready: item=0a cpu=1
+	  w-8 [001] ..... 1.000021: wsx_item_queue: item=0a p=1
+	  w-8 [001] ..... 1.000030: wsx_item_ready: item=0b cpu=1
+	  w-8 [001] ..... 1.000031: wsx_item_queue: item=0b p=1
+	  w-8 [001] ..... 1.000040: wsx_item_end: item=0c status=0
+	  w-8 [001] ..... 1.000050: wsx_item_start: item=0a p=1 m=1 from=1 stolen=0
+	  w-9 [000] ..... 1.000060: wsx_item_start: item=0b p=0 m=0 from=1 stolen=1
+	EOF
+	expect 0 "trace --input with parks and readies" trace -i "$tmp/trace.txt" \
+		-o "$tmp/t.json"
+	has err "wsxctl trace: 2 items parked, 2 readied, 2 of them started, \
+1 on the readier's CPU" "... counts them, and the readied starts"
+	grep -qF '{"ph":"s","cat":"ready","name":"ready","id":2,"pid":1,"tid":2,"ts":20.000}' \
+		"$tmp/t.json" &&
+	grep -qF '{"ph":"f","bp":"e","cat":"ready","name":"ready","id":2,"pid":1,"tid":2,"ts":50.000}' \
+		"$tmp/t.json"
+	ok $? "... the JSON's arrow from the ready to the start"
+	[ "$(grep -c '"ph":"s","cat":"ready"' "$tmp/t.json")" = 2 ]
+	ok $? "... and one to the start on CPU 0"
+	printf '  w-8 [001] ..... 1.000070: wsx_item_ready: item=0d cpu=1\n' \
+		>>"$tmp/trace.txt"
+	expect 0 "trace --input, a ready without a start" trace \
+		-i "$tmp/trace.txt" -o "$tmp/t.json"
+	has err "3 readied, 2 of them started" "... counted, not started"
+	[ "$(grep -c '"ph":"s","cat":"ready"' "$tmp/t.json")" = 2 ]
+	ok $? "... and no arrow for it"
+}
+
 check_usage
 check_help
 check_errors
@@ -362,5 +400,6 @@ check_debugfs
 check_debugfs_topology
 check_crc32c
 check_trace
+check_trace_readies
 echo "1..$n"
 [ "$failed" = 0 ]
