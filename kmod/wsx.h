@@ -14,7 +14,9 @@
  * An item that must wait parks a continuation (wsx_park(): an item, maybe
  * itself, queued nowhere) where its waker finds it, and returns; the waker
  * hands it back with wsx_ready(), and the executor owns it again until its
- * function is called once more.
+ * function is called once more.  Channels (struct wsx_chan) are wait lists
+ * with Go's semantics: a send or a receive that cannot go on parks the
+ * caller's continuation on the channel, and the other side readies it.
  */
 #ifndef _WSX_H
 #define _WSX_H
@@ -169,6 +171,73 @@ int wsx_queue_after(struct wsx_item *item, enum wsx_where where,
 void wsx_spawn(struct wsx_item *item);
 void wsx_park(struct wsx_item *cont);
 void wsx_ready(struct wsx_item *cont);
+
+/* Channels (chan.c): Go's chan of u64 values for items. */
+struct wsx_chan;
+
+/* The largest buffer a channel may have: 64 Mi values, 512 MiB. */
+#define WSX_CHAN_CAP_MAX	(64U * 1024 * 1024)
+
+/**
+ * struct wsx_chan_waiter - a send or a receive parked on a channel (Go's
+ * sudog), embedded in the parker's object: parking allocates nothing
+ * @node:	on the channel's sendq or recvq
+ * @cont:	the continuation the readier hands to wsx_ready()
+ * @val:	a sender's value; a receiver's, written by the sender
+ * @status:	written by the readier: 0, -EPIPE (a send on a channel
+ *		closed meanwhile) or -ENODATA (a receive from one)
+ *
+ * The parker sets @cont (wsx_chan_waiter_init()); wsx_chan_send() and
+ * wsx_chan_recv() set the rest.  The continuation reads @val and @status.
+ */
+struct wsx_chan_waiter {
+	struct list_head node;
+	struct wsx_item *cont;
+	u64 val;
+	int status;
+};
+
+/**
+ * wsx_chan_waiter_init - name the continuation @w's readier queues
+ * @w:		the waiter, embedded in the parker's object
+ * @cont:	the continuation, initialised with wsx_item_init()
+ */
+static inline void wsx_chan_waiter_init(struct wsx_chan_waiter *w,
+					struct wsx_item *cont)
+{
+	w->cont = cont;
+}
+
+struct wsx_chan *wsx_chan_create(u32 cap, gfp_t gfp);
+void wsx_chan_destroy(struct wsx_chan *c);
+int wsx_chan_send(struct wsx_chan *c, u64 val, struct wsx_chan_waiter *w);
+int wsx_chan_recv(struct wsx_chan *c, u64 *val, struct wsx_chan_waiter *w);
+int wsx_chan_close(struct wsx_chan *c);
+
+/**
+ * wsx_chan_trysend - send @val on @c if that needs no wait
+ * @c:		the channel
+ * @val:	the value
+ *
+ * Return: as wsx_chan_send(), with -EAGAIN where it would park.
+ */
+static inline int wsx_chan_trysend(struct wsx_chan *c, u64 val)
+{
+	return wsx_chan_send(c, val, NULL);
+}
+
+/**
+ * wsx_chan_tryrecv - receive a value from @c if that needs no wait
+ * @c:		the channel
+ * @val:	where the value goes
+ *
+ * Return: as wsx_chan_recv(), with -EAGAIN where it would park.
+ */
+static inline int wsx_chan_tryrecv(struct wsx_chan *c, u64 *val)
+{
+	return wsx_chan_recv(c, val, NULL);
+}
+
 unsigned int wsx_nr_procs(void);
 void wsx_block_begin(void);
 void wsx_block_end(void);

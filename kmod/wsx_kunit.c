@@ -12,11 +12,14 @@
  * what the protocol comment of wsx_runq.h promises, and what KCSAN watches.
  *
  * The park tests use the executor of wsx.ko, loaded before this module:
- * wsx_park() and wsx_ready() (kmod/wsx.h, docs/park.md) with live Ms.
+ * wsx_park() and wsx_ready() (kmod/wsx.h, docs/park.md) with live Ms, and
+ * the channels built on them (chan.c).
  */
 #include <kunit/test.h>
+#include <linux/bitmap.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -844,6 +847,451 @@ static void ready_runs_next_on_the_readiers_p(struct kunit *test)
 	kfree(pp);
 }
 
+/* ---- channels (chan.c) -------------------------------------------------- */
+
+/* One continuation parked on a channel by the test's thread, in its job. */
+struct chanwait {
+	struct wsx_job job;
+	struct wsx_item cont;
+	struct wsx_chan_waiter w;
+	struct completion done;
+	int status;		/* the waiter's, read by the continuation */
+	u64 val;
+	int runs;
+};
+
+static void chanwait_cont(struct wsx_item *item)
+{
+	struct chanwait *cw = container_of(item, struct chanwait, cont);
+
+	cw->status = cw->w.status;
+	cw->val = cw->w.val;
+	cw->runs++;
+}
+
+static void chanwait_done(struct wsx_job *job)
+{
+	complete(&container_of(job, struct chanwait, job)->done);
+}
+
+static void chanwait_init(struct chanwait *cw)
+{
+	init_completion(&cw->done);
+	wsx_job_init(&cw->job, chanwait_done);
+	wsx_item_init(&cw->cont, chanwait_cont, &cw->job);
+	wsx_chan_waiter_init(&cw->w, &cw->cont);
+}
+
+/*
+ * Go's channel semantics, one step at a time from the test's thread: the
+ * try forms; a send to a parked receiver goes to it, not to the buffer; a
+ * receive from a full buffer with a sender parked takes the head and
+ * readies the sender, whose value comes next; close readies a parked
+ * receiver with -ENODATA and a parked sender with -EPIPE, refuses a second
+ * close, and leaves buffered values to be received; a capacity beyond the
+ * limit is refused.
+ */
+static void chan_semantics(struct kunit *test)
+{
+	struct chanwait *cw = kcalloc(4, sizeof(*cw), GFP_KERNEL);
+	struct wsx_chan *c;
+	u64 v = 0;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cw);
+	for (i = 0; i < 4; i++)
+		chanwait_init(&cw[i]);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(wsx_chan_create(WSX_CHAN_CAP_MAX + 1,
+						      GFP_KERNEL)), -EINVAL);
+	c = wsx_chan_create(1, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(c, 1), 0);
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(c, 2), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(c, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 1);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(c, &v), -EAGAIN);
+
+	/* a parked receiver gets the next value from the sender's hand */
+	KUNIT_ASSERT_EQ(test, wsx_chan_recv(c, &v, &cw[0].w), -EINPROGRESS);
+	wsx_job_start(&cw[0].job);
+	msleep(20);
+	KUNIT_EXPECT_FALSE(test, completion_done(&cw[0].done));
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(c, 7), 0);
+	if (!park_wait(test, &cw[0].done, "the parked receiver"))
+		return;
+	KUNIT_EXPECT_EQ(test, cw[0].runs, 1);
+	KUNIT_EXPECT_EQ(test, cw[0].status, 0);
+	KUNIT_EXPECT_EQ(test, cw[0].val, 7);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(c, &v), -EAGAIN);
+
+	/* a full buffer and a parked sender: the head, then the sender's */
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(c, 8), 0);
+	KUNIT_ASSERT_EQ(test, wsx_chan_send(c, 9, &cw[1].w), -EINPROGRESS);
+	wsx_job_start(&cw[1].job);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(c, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 8);
+	if (!park_wait(test, &cw[1].done, "the parked sender"))
+		return;
+	KUNIT_EXPECT_EQ(test, cw[1].status, 0);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(c, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 9);
+
+	/* close readies a parked receiver */
+	KUNIT_ASSERT_EQ(test, wsx_chan_recv(c, &v, &cw[2].w), -EINPROGRESS);
+	wsx_job_start(&cw[2].job);
+	KUNIT_EXPECT_EQ(test, wsx_chan_close(c), 0);
+	if (!park_wait(test, &cw[2].done, "the receiver readied by close"))
+		return;
+	KUNIT_EXPECT_EQ(test, cw[2].runs, 1);
+	KUNIT_EXPECT_EQ(test, cw[2].status, -ENODATA);
+	KUNIT_EXPECT_EQ(test, wsx_chan_close(c), -EALREADY);
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(c, 10), -EPIPE);
+	KUNIT_EXPECT_EQ(test, wsx_chan_send(c, 10, &cw[3].w), -EPIPE);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(c, &v), -ENODATA);
+	wsx_chan_destroy(c);
+
+	/* values buffered before the close stay for the receivers */
+	c = wsx_chan_create(2, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(c, 11), 0);
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(c, 12), 0);
+	KUNIT_EXPECT_EQ(test, wsx_chan_close(c), 0);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(c, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 11);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(c, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 12);
+	KUNIT_EXPECT_EQ(test, wsx_chan_recv(c, &v, &cw[3].w), -ENODATA);
+	wsx_chan_destroy(c);
+
+	/* unbuffered: a parked sender is readied by close with -EPIPE */
+	c = wsx_chan_create(0, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
+	KUNIT_ASSERT_EQ(test, wsx_chan_send(c, 13, &cw[3].w), -EINPROGRESS);
+	wsx_job_start(&cw[3].job);
+	KUNIT_EXPECT_EQ(test, wsx_chan_close(c), 0);
+	if (!park_wait(test, &cw[3].done, "the sender readied by close"))
+		return;
+	KUNIT_EXPECT_EQ(test, cw[3].status, -EPIPE);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(c, &v), -ENODATA);
+	wsx_chan_destroy(c);
+	/* each readied once, whatever came after its completion */
+	msleep(20);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, cw[i].runs, 1);
+	kfree(cw);
+}
+
+#define CH_SENDERS	16
+#define CH_RECEIVERS	16
+#define CH_VALUES	1000	/* per sender */
+#define CH_TOTAL	(CH_SENDERS * CH_VALUES)
+
+struct chanrun;
+
+/*
+ * A sender or a receiver: an item that loops on the channel and, where
+ * the operation parks, returns with itself as the continuation; readied,
+ * it reads its waiter's status and goes on.  @parked is set before each
+ * operation (after a park the item is not ours to write).
+ */
+struct ch_side {
+	struct wsx_item item;
+	struct wsx_chan_waiter w;
+	struct chanrun *run;
+	u64 next, end;		/* a sender's values: next .. end - 1 */
+	bool parked;
+};
+
+struct chanrun {
+	struct wsx_job job;
+	struct wsx_chan *c;
+	struct ch_side side[CH_SENDERS + CH_RECEIVERS];
+	atomic_t senders_left;
+	atomic_t received;
+	atomic_t dups;		/* a value received twice, or never sent */
+	atomic_t errors;	/* a status or return no step should see */
+	atomic_t parks;		/* operations that parked */
+	atomic_t readied;	/* continuations that ran */
+	unsigned long *seen;	/* values 1 .. CH_TOTAL received */
+	struct completion done;
+};
+
+static void ch_got(struct chanrun *run, u64 v)
+{
+	atomic_inc(&run->received);
+	if (v < 1 || v > CH_TOTAL || test_and_set_bit(v, run->seen))
+		atomic_inc(&run->dups);
+}
+
+static void ch_send_fn(struct wsx_item *item)
+{
+	struct ch_side *s = container_of(item, struct ch_side, item);
+	struct chanrun *run = s->run;
+	int ret;
+
+	if (s->parked) {
+		s->parked = false;
+		atomic_inc(&run->readied);
+		if (s->w.status) {
+			atomic_inc(&run->errors);
+			goto out;
+		}
+		s->next++;
+	}
+	while (s->next < s->end) {
+		s->parked = true;
+		ret = wsx_chan_send(run->c, s->next, &s->w);
+		if (ret == -EINPROGRESS) {
+			/* our own count keeps @run: the job is not done */
+			atomic_inc(&run->parks);
+			return;
+		}
+		s->parked = false;
+		if (ret) {
+			atomic_inc(&run->errors);
+			break;
+		}
+		s->next++;
+	}
+out:
+	/* the last sender closes: the receivers drain and end */
+	if (atomic_dec_and_test(&run->senders_left) && wsx_chan_close(run->c))
+		atomic_inc(&run->errors);
+}
+
+static void ch_recv_fn(struct wsx_item *item)
+{
+	struct ch_side *s = container_of(item, struct ch_side, item);
+	struct chanrun *run = s->run;
+	u64 v;
+	int ret;
+
+	if (s->parked) {
+		s->parked = false;
+		atomic_inc(&run->readied);
+		if (s->w.status == -ENODATA)
+			return;
+		if (s->w.status) {
+			atomic_inc(&run->errors);
+			return;
+		}
+		ch_got(run, s->w.val);
+	}
+	for (;;) {
+		s->parked = true;
+		ret = wsx_chan_recv(run->c, &v, &s->w);
+		if (ret == -EINPROGRESS) {
+			atomic_inc(&run->parks);
+			return;
+		}
+		s->parked = false;
+		if (ret == -ENODATA)
+			return;
+		if (ret) {
+			atomic_inc(&run->errors);
+			return;
+		}
+		ch_got(run, v);
+	}
+}
+
+static void chanrun_done(struct wsx_job *job)
+{
+	complete(&container_of(job, struct chanrun, job)->done);
+}
+
+/*
+ * Every value exactly once through a channel of @cap, 16 senders and 16
+ * receivers queued on P0 and taken by thieves, parking and readying one
+ * another; the job ends once every sender ended, the last closed the
+ * channel, and every receiver drained it: no waiter is left.
+ */
+static void chan_values_once(struct kunit *test, u32 cap)
+{
+	struct chanrun *run = kzalloc(sizeof(*run), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, run);
+	run->seen = bitmap_zalloc(CH_TOTAL + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, run->seen);
+	run->c = wsx_chan_create(cap, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(run->c));
+	init_completion(&run->done);
+	atomic_set(&run->senders_left, CH_SENDERS);
+	wsx_job_init(&run->job, chanrun_done);
+	for (i = 0; i < CH_SENDERS + CH_RECEIVERS; i++) {
+		struct ch_side *s = &run->side[i];
+		bool sender = i < CH_SENDERS;
+
+		s->run = run;
+		s->next = (u64)i * CH_VALUES + 1;
+		s->end = s->next + CH_VALUES;
+		wsx_item_init(&s->item, sender ? ch_send_fn : ch_recv_fn,
+			      &run->job);
+		wsx_chan_waiter_init(&s->w, &s->item);
+	}
+	/* senders and receivers interleaved, so both sides park */
+	for (i = 0; i < CH_SENDERS; i++) {
+		KUNIT_ASSERT_EQ(test, wsx_queue(&run->side[i].item,
+						WSX_WHERE_P, 0), 0);
+		KUNIT_ASSERT_EQ(test, wsx_queue(&run->side[CH_SENDERS + i].item,
+						WSX_WHERE_P, 0), 0);
+	}
+	wsx_job_start(&run->job);
+	if (!park_wait(test, &run->done, "the channel's values"))
+		return;
+	kunit_info(test, "cap %u: %d values received, %d parks, %d continuations ran\n",
+		   cap, atomic_read(&run->received), atomic_read(&run->parks),
+		   atomic_read(&run->readied));
+	KUNIT_EXPECT_EQ(test, atomic_read(&run->received), CH_TOTAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&run->dups), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&run->errors), 0);
+	/* each park readied and run once: a second run counts twice */
+	KUNIT_EXPECT_EQ(test, atomic_read(&run->readied),
+			atomic_read(&run->parks));
+	/* unbuffered, each value parks its sender or its receiver */
+	if (!cap)
+		KUNIT_EXPECT_GE(test, atomic_read(&run->parks), CH_TOTAL);
+	wsx_chan_destroy(run->c);
+	bitmap_free(run->seen);
+	kfree(run);
+}
+
+static void chan_values_exactly_once(struct kunit *test)
+{
+	chan_values_once(test, 0);
+	chan_values_once(test, 4);
+}
+
+#define CPP_ROUNDS	2000
+
+/*
+ * Two items play ping-pong over two unbuffered channels: the pinger sends
+ * round r on @ping and receives it back on @pong, the ponger receives on
+ * @ping and sends back on @pong; each parks where the other has not come
+ * yet, and its continuation is itself.  @step says where it resumes.
+ */
+struct chan_pp_side {
+	struct wsx_item item;
+	struct wsx_chan_waiter w;
+	struct chan_pingpong *pp;
+	u64 round;
+	int step;		/* 0: send next; 1: receive next */
+	bool parked;
+};
+
+struct chan_pingpong {
+	struct wsx_job job;
+	struct wsx_chan *ping, *pong;
+	struct chan_pp_side side[2];	/* the pinger, the ponger */
+	int readier_cpu;	/* the CPU of the last operation that may ready */
+	atomic_t handoffs;	/* continuations that ran */
+	atomic_t same_cpu;	/* ... on the CPU of their readier */
+	atomic_t errors;
+	struct completion done;
+};
+
+/* One operation of @s; true when it parked (@s is no longer ours). */
+static bool chan_pp_op(struct chan_pp_side *s, bool pinger)
+{
+	struct chan_pingpong *pp = s->pp;
+	bool send = s->step == (pinger ? 0 : 1);
+	struct wsx_chan *c = (pinger == send) ? pp->ping : pp->pong;
+	u64 v;
+	int ret;
+
+	s->parked = true;
+	WRITE_ONCE(pp->readier_cpu, raw_smp_processor_id());
+	ret = send ? wsx_chan_send(c, s->round, &s->w) :
+		     wsx_chan_recv(c, &v, &s->w);
+	if (ret == -EINPROGRESS)
+		return true;
+	s->parked = false;
+	if (ret || (!send && v != s->round))
+		atomic_inc(&pp->errors);
+	return false;
+}
+
+static void chan_pp_fn(struct wsx_item *item)
+{
+	struct chan_pp_side *s = container_of(item, struct chan_pp_side, item);
+	struct chan_pingpong *pp = s->pp;
+	bool pinger = s == &pp->side[0];
+
+	if (s->parked) {
+		bool send = s->step == (pinger ? 0 : 1);
+
+		s->parked = false;
+		atomic_inc(&pp->handoffs);
+		if (READ_ONCE(pp->readier_cpu) == raw_smp_processor_id())
+			atomic_inc(&pp->same_cpu);
+		if (s->w.status || (!send && s->w.val != s->round))
+			atomic_inc(&pp->errors);
+	} else if (chan_pp_op(s, pinger)) {
+		return;
+	}
+	for (;;) {
+		if (s->step == 1 && ++s->round > CPP_ROUNDS)
+			return;
+		s->step ^= 1;
+		if (chan_pp_op(s, pinger))
+			return;
+	}
+}
+
+static void chan_pingpong_done(struct wsx_job *job)
+{
+	complete(&container_of(job, struct chan_pingpong, job)->done);
+}
+
+/*
+ * Go's goready() through channels: a receiver readied by a send (and a
+ * sender by a receive) runs on the readier's CPU, so the ping-pong of two
+ * items stays on one CPU of 4 idle Ps; at least 90% of the handoffs run
+ * there (a thief may take runnext when the readier's vCPU stalls before
+ * it returns); each of a round's two values is one park and one ready,
+ * and every value comes back.  That the readied item runs next, before
+ * what its P already holds, is ready_runs_next_on_the_readiers_p's check:
+ * here, with nothing else queued, a ready to the global queue would stay
+ * on the CPU too (its M looks there first), one to another P would not.
+ */
+static void chan_pingpong_stays_on_one_cpu(struct kunit *test)
+{
+	struct chan_pingpong *pp = kzalloc(sizeof(*pp), GFP_KERNEL);
+	int i, handoffs, same;
+
+	KUNIT_ASSERT_NOT_NULL(test, pp);
+	pp->ping = wsx_chan_create(0, GFP_KERNEL);
+	pp->pong = wsx_chan_create(0, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pp->ping) || IS_ERR(pp->pong));
+	init_completion(&pp->done);
+	wsx_job_init(&pp->job, chan_pingpong_done);
+	for (i = 0; i < 2; i++) {
+		struct chan_pp_side *s = &pp->side[i];
+
+		s->pp = pp;
+		s->round = 1;
+		wsx_item_init(&s->item, chan_pp_fn, &pp->job);
+		wsx_chan_waiter_init(&s->w, &s->item);
+		KUNIT_ASSERT_EQ(test, wsx_queue(&s->item, WSX_WHERE_LOCAL, 0),
+				0);
+	}
+	wsx_job_start(&pp->job);
+	if (!park_wait(test, &pp->done, "the channel ping-pong"))
+		return;
+	handoffs = atomic_read(&pp->handoffs);
+	same = atomic_read(&pp->same_cpu);
+	kunit_info(test, "%d rounds: %d handoffs, %d on the readier's CPU\n",
+		   CPP_ROUNDS, handoffs, same);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pp->errors), 0);
+	/* each of a round's two values parks its receiver or its sender */
+	KUNIT_EXPECT_EQ(test, handoffs, 2 * CPP_ROUNDS);
+	KUNIT_EXPECT_GE(test, same * 10, handoffs * 9);
+	wsx_chan_destroy(pp->ping);
+	wsx_chan_destroy(pp->pong);
+	kfree(pp);
+}
+
 static struct kunit_case wsx_kunit_cases[] = {
 	KUNIT_CASE(runq_fifo_full_empty),
 	KUNIT_CASE(runq_len_churning_full_runq),
@@ -862,6 +1310,9 @@ static struct kunit_case wsx_kunit_cases[] = {
 	KUNIT_CASE(bounds_spawn_nodes),
 	KUNIT_CASE(parked_continuation_keeps_its_job),
 	KUNIT_CASE(ready_runs_next_on_the_readiers_p),
+	KUNIT_CASE(chan_semantics),
+	KUNIT_CASE(chan_values_exactly_once),
+	KUNIT_CASE(chan_pingpong_stays_on_one_cpu),
 	{}
 };
 
@@ -872,5 +1323,5 @@ static struct kunit_suite wsx_kunit_suite = {
 
 kunit_test_suite(wsx_kunit_suite);
 
-MODULE_DESCRIPTION("KUnit tests of wsx's runq, scheduling formulas and parking");
+MODULE_DESCRIPTION("KUnit tests of wsx's runq, scheduling formulas, parking and channels");
 MODULE_LICENSE("GPL");
