@@ -607,7 +607,7 @@ void wsx_parked_reset(void)
 	atomic64_set(&wsx_ready_global, 0);
 }
 
-/* Parked continuations left: an in-kernel user's leak, at unload. */
+/* Parked continuations not yet readied (a leak, if any at unload). */
 long wsx_parked_left(void)
 {
 	return atomic_long_read(&wsx_waiting);

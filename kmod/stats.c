@@ -27,9 +27,10 @@
  *               /dev/wsx, "user uid=<n> items=<n> cpu_ns=<n>" (account.c)
  *   schedtrace  one line in the format of Go's GODEBUG=schedtrace:
  *               "WSX <ms>ms: nprocs=<n> idleprocs=<n> threads=<n>
- *               spinningthreads=<n> idlethreads=<n> runqueue=<n> [<P0> ...]"
- *               with the global queues' depth (all nodes') and each P's
- *               queued items
+ *               spinningthreads=<n> idlethreads=<n> waiting=<n>
+ *               runqueue=<n> [<P0> ...]" with the parked items
+ *               (wsx_park() not yet readied), the global queues' depth
+ *               (all nodes') and each P's queued items
  *   steal_log   the last WSX_STEAL_LOG steals of each P, one per line:
  *               "P<thief> victim=<id> seen=<n> taken=<n> level=<level>",
  *               seen being the victim's runq length at the thief's
@@ -208,8 +209,9 @@ static void wsx_schedtrace_format(char *buf, size_t len)
 		      wsx_sched.nprocs, atomic_read(&wsx_sched.npidle),
 		      threads);
 	n += scnprintf(buf + n, len - n,
-		       " spinningthreads=%u idlethreads=%u runqueue=%u [",
-		       spinning, idle, wsx_gq_len_all());
+		       " spinningthreads=%u idlethreads=%u waiting=%ld runqueue=%u [",
+		       spinning, idle, max(wsx_parked_left(), 0L),
+		       wsx_gq_len_all());
 	for (id = 0; id < wsx_sched.nprocs; id++)
 		n += scnprintf(buf + n, len - n, "%s%u", id ? " " : "",
 			       wsx_p_depth(wsx_sched.ps[id]));

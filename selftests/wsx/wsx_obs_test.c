@@ -171,7 +171,7 @@ static void kmsg_free(struct kmsg_lines *l)
 struct schedline {
 	unsigned long long ms;
 	int nprocs, idleprocs, threads, spinning, idlethreads;
-	long runqueue, depth_sum;
+	long waiting, runqueue, depth_sum;
 	int ndepths;
 };
 
@@ -186,9 +186,10 @@ static int parse_schedline(const char *s, struct schedline *sl)
 		return 0;
 	memset(sl, 0, sizeof(*sl));
 	if (sscanf(p, "WSX %llums: nprocs=%d idleprocs=%d threads=%d "
-		   "spinningthreads=%d idlethreads=%d runqueue=%ld [%n",
+		   "spinningthreads=%d idlethreads=%d waiting=%ld runqueue=%ld [%n",
 		   &sl->ms, &sl->nprocs, &sl->idleprocs, &sl->threads,
-		   &sl->spinning, &sl->idlethreads, &sl->runqueue, &n) != 7 ||
+		   &sl->spinning, &sl->idlethreads, &sl->waiting, &sl->runqueue,
+		   &n) != 8 ||
 	    !n)
 		return -1;
 	p += n;
@@ -260,6 +261,8 @@ TEST_F_TIMEOUT(obs, schedtrace_ms_logs_the_documented_line, 120)
 		EXPECT_GE(sl.nprocs, sl.idleprocs);
 		EXPECT_GE(sl.threads, sl.spinning);
 		EXPECT_GE(sl.threads, sl.idlethreads);
+		/* no op of this test parks an item */
+		EXPECT_EQ(0, sl.waiting);
 		EXPECT_GE(items, sl.depth_sum + sl.runqueue) {
 			TH_LOG("more queued than submitted: %s", log.line[i]);
 		}

@@ -199,7 +199,7 @@ static void check_write(void)
 }
 
 #define SCHEDTRACE "WSX 1234ms: nprocs=4 idleprocs=2 threads=4 " \
-	"spinningthreads=1 idlethreads=2 runqueue=0 [20 0 0 0]"
+	"spinningthreads=1 idlethreads=2 waiting=0 runqueue=0 [20 0 0 0]"
 static const char schedtrace[] = SCHEDTRACE;
 
 static bool write_file(const char *dir, const char *name, const char *text)

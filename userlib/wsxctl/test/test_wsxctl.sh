@@ -228,7 +228,7 @@ write_debugfs() {
 	user uid=1000 items=5 cpu_ns=800
 	END
 	echo "WSX 1234ms: nprocs=2 idleprocs=2 threads=2 spinningthreads=0" \
-		"idlethreads=2 runqueue=0 [0 0]" >"$tmp/debugfs/schedtrace"
+		"idlethreads=2 waiting=0 runqueue=0 [0 0]" >"$tmp/debugfs/schedtrace"
 }
 
 check_debugfs() {

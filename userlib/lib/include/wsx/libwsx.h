@@ -701,7 +701,8 @@ int wsx_stats_kv_write(FILE *f, const struct wsx_stats_kv *kv,
  *
  * Reads $WSX_DEBUGFS/schedtrace, a line in the style of the Go runtime's
  * schedtrace, e.g. "WSX 1234ms: nprocs=4 idleprocs=2 threads=4
- * spinningthreads=1 idlethreads=2 runqueue=0 [20 0 0 0]".
+ * spinningthreads=1 idlethreads=2 waiting=0 runqueue=0 [20 0 0 0]"
+ * (waiting: items parked, not holding a thread).
  *
  * Returns the length of the line, or -EINVAL (@buf NULL or @len 0),
  * -ERANGE (the line does not fit in @buf), or the errors of
