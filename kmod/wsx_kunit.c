@@ -638,7 +638,7 @@ static void bounds_spawn_nodes(struct kunit *test)
 
 /* ---- parking and readying, with wsx.ko's Ms ------------------------- */
 
-#define PARK_WAIT	(10 * HZ)	/* for the executor, generously */
+#define PARK_WAIT	(60 * HZ)	/* for the executor on a loaded debug kernel */
 
 /*
  * Wait for @c; on a timeout, fail the test and keep this module loaded:
@@ -983,7 +983,7 @@ static void chan_semantics(struct kunit *test)
 
 #define CH_SENDERS	16
 #define CH_RECEIVERS	16
-#define CH_VALUES	1000	/* per sender */
+#define CH_VALUES	8000	/* per sender */
 #define CH_TOTAL	(CH_SENDERS * CH_VALUES)
 
 struct chanrun;
