@@ -1250,10 +1250,13 @@ static void chan_pingpong_done(struct wsx_job *job)
  * items stays on one CPU of 4 idle Ps; at least 90% of the handoffs run
  * there (a thief may take runnext when the readier's vCPU stalls before
  * it returns); each of a round's two values is one park and one ready,
- * and every value comes back.  That the readied item runs next, before
- * what its P already holds, is ready_runs_next_on_the_readiers_p's check:
- * here, with nothing else queued, a ready to the global queue would stay
- * on the CPU too (its M looks there first), one to another P would not.
+ * and every value comes back.  Where a ready goes is
+ * ready_runs_next_on_the_readiers_p's check, not this one's: with nothing
+ * else queued the readier's M, about to idle, takes the continuation
+ * wherever it went (the global queue, or another P's inbox before that
+ * P's M wakes), so readies sent to the global queue kept 3,940 of 4,000
+ * handoffs on the readier's CPU, and readies sent to the next P's inbox
+ * 3,798 (both on the KASAN kernel, 4 vCPUs).
  */
 static void chan_pingpong_stays_on_one_cpu(struct kunit *test)
 {
