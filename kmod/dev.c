@@ -14,7 +14,10 @@
  * then waits until every job has finished, so no item outlives the session.
  *
  * A session may also share rings with userspace (rings.c): WSX_IOC_RING_SETUP
- * creates them, mmap() maps them, WSX_IOC_ENTER drives them.
+ * creates them, mmap() maps them, WSX_IOC_ENTER drives them.  It owns
+ * channels (uchan.c): WSX_IOC_CHAN_CREATE and WSX_IOC_CHAN_CLOSE; closing
+ * the session closes them, which readies the items parked on them, before
+ * it waits for its jobs.
  *
  * Session fields: E = under s->lock.
  */
@@ -37,6 +40,7 @@
 #include "rings.h"
 #include "submit.h"
 #include "timers.h"
+#include "uchan.h"
 #include "wsx_bounds.h"
 
 static_assert(sizeof(struct wsx_version) == 32);
@@ -46,6 +50,7 @@ static_assert(sizeof(struct wsx_completion) == 64);
 static_assert(sizeof(struct wsx_wait) == 40);
 static_assert(sizeof(struct wsx_ring_setup) == 64);
 static_assert(sizeof(struct wsx_enter) == 32);
+static_assert(sizeof(struct wsx_chan_create) == 16);
 
 struct wsx_session {
 	spinlock_t lock;		/* the E: fields */
@@ -57,6 +62,7 @@ struct wsx_session {
 	wait_queue_head_t wq;		/* WAIT, poll (the rings' too), release */
 	struct wsx_rings *rings;	/* set once (release/acquire) */
 	struct wsx_account *acct;	/* set at open: the opener's uid */
+	struct wsx_uchans chans;	/* its channels: uchan.c's fields */
 };
 
 struct wsx_ujob {
@@ -168,7 +174,7 @@ static int wsx_submit_one(struct wsx_session *s, const struct wsx_req *req,
 	uj->user_data = req->user_data;
 	uj->op = req->op;
 	wsx_submit_before_setup(req, batch);
-	root = wsx_op_create(req, &uj->job);
+	root = wsx_op_create(req, &uj->job, &s->chans);
 	if (IS_ERR(root)) {
 		ret = PTR_ERR(root);
 		kmem_cache_free(wsx_ujob_cache, uj);
@@ -360,7 +366,7 @@ static long wsx_ioctl_ring_setup(struct wsx_session *s,
 		return -EFAULT;
 	if (wsx_session_rings(s))
 		return -EBUSY;
-	r = wsx_rings_create(&setup, &s->closing, &s->wq, s->acct);
+	r = wsx_rings_create(&setup, &s->closing, &s->wq, s->acct, &s->chans);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	if (copy_to_user(uarg, &setup, sizeof(setup))) {
@@ -403,6 +409,34 @@ static long wsx_ioctl_enter(struct wsx_session *s,
 	return ret;
 }
 
+/* ---- WSX_IOC_CHAN_CREATE, WSX_IOC_CHAN_CLOSE ---------------------------- */
+
+static long wsx_ioctl_chan_create(struct wsx_session *s,
+				  struct wsx_chan_create __user *uarg)
+{
+	struct wsx_chan_create cc;
+	long ret;
+
+	if (copy_from_user(&cc, uarg, sizeof(cc)))
+		return -EFAULT;
+	if (cc.flags || cc.reserved)
+		return -EINVAL;
+	ret = wsx_uchan_create(&s->chans, cc.cap, &cc.id);
+	if (ret)
+		return ret;
+	/* the channel stays, as an id the user never learnt, till release */
+	return put_user(cc.id, &uarg->id) ? -EFAULT : 0;
+}
+
+static long wsx_ioctl_chan_close(struct wsx_session *s, u32 __user *uarg)
+{
+	u32 id;
+
+	if (get_user(id, uarg))
+		return -EFAULT;
+	return wsx_uchan_close(&s->chans, id);
+}
+
 static int wsx_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct wsx_rings *r = wsx_session_rings(file->private_data);
@@ -419,7 +453,8 @@ static long wsx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	/* what queues work or allocates for it needs a file open for writing */
 	if ((cmd == WSX_IOC_SUBMIT || cmd == WSX_IOC_RING_SETUP ||
-	     cmd == WSX_IOC_ENTER) && !(file->f_mode & FMODE_WRITE))
+	     cmd == WSX_IOC_ENTER || cmd == WSX_IOC_CHAN_CREATE ||
+	     cmd == WSX_IOC_CHAN_CLOSE) && !(file->f_mode & FMODE_WRITE))
 		return -EBADF;
 
 	switch (cmd) {
@@ -433,6 +468,10 @@ static long wsx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return wsx_ioctl_ring_setup(s, uarg);
 	case WSX_IOC_ENTER:
 		return wsx_ioctl_enter(s, uarg);
+	case WSX_IOC_CHAN_CREATE:
+		return wsx_ioctl_chan_create(s, uarg);
+	case WSX_IOC_CHAN_CLOSE:
+		return wsx_ioctl_chan_close(s, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -471,6 +510,7 @@ static int wsx_open(struct inode *inode, struct file *file)
 	}
 	spin_lock_init(&s->lock);
 	INIT_LIST_HEAD(&s->done);
+	wsx_uchans_init(&s->chans);
 	init_waitqueue_head(&s->wq);
 	file->private_data = s;
 	return nonseekable_open(inode, file);
@@ -489,6 +529,11 @@ static int wsx_release(struct inode *inode, struct file *file)
 	if (r)
 		wsx_rings_quiesce(r);
 	wsx_timers_flush(&s->closing);	/* delayed items: now, cancelled */
+	/*
+	 * Every job of ours starts cancelled now; one already running sees
+	 * its channels closed: after this none parks on a channel
+	 */
+	wsx_uchans_close_all(&s->chans);
 	wait_event(s->wq, !READ_ONCE(s->running));
 	/* the last done callback wakes us under the lock: let it leave */
 	spin_lock_irq(&s->lock);
@@ -497,6 +542,7 @@ static int wsx_release(struct inode *inode, struct file *file)
 		wsx_ujob_free(uj);
 	if (r)
 		wsx_rings_destroy(r);	/* waits for the rings' jobs */
+	wsx_uchans_destroy(&s->chans);	/* no job of ours is left */
 	wsx_account_put(s->acct);	/* no M adds to it for us now */
 	kfree(s);
 	return 0;

@@ -26,6 +26,7 @@
 #include "source.h"
 #include "stats.h"
 #include "submit.h"
+#include "uchan.h"
 
 static unsigned int nprocs;
 module_param(nprocs, uint, 0444);
@@ -58,6 +59,15 @@ MODULE_PARM_DESC(max_inflight, "Jobs in flight in all");
 
 module_param_named(ring_max_entries, wsx_ring_max_entries, uint, 0644);
 MODULE_PARM_DESC(ring_max_entries, "Most entries of a session's submission or completion ring (at most 65536)");
+
+module_param_named(max_chans, wsx_max_chans, uint, 0644);
+MODULE_PARM_DESC(max_chans, "Most channels per open file");
+
+module_param_named(max_chan_cap, wsx_max_chan_cap, uint, 0644);
+MODULE_PARM_DESC(max_chan_cap, "Largest buffer of a channel, in values (at most 67108864)");
+
+module_param_named(max_parked, wsx_max_parked, uint, 0644);
+MODULE_PARM_DESC(max_parked, "Most SEND and RECV items of one open file waiting on its channels");
 
 static unsigned int max_threads;
 module_param(max_threads, uint, 0444);

@@ -16,6 +16,9 @@
  *                     parent's pending count drops to zero) combines the two
  *                     results and completes the parent, and so on up to the
  *                     root.  Nothing waits, so no M ever blocks on a join.
+ *   SEND, RECV        one node, on the session's channels (uchan.c): a
+ *                     node that must wait for the other side parks itself
+ *                     as its continuation and returns; readied, it goes on.
  *
  * A node checks wsx_cancelled() before doing its work: once its session is
  * closing it skips the work and spawns nothing, so cancelled trees drain
@@ -40,6 +43,7 @@
 #include <linux/wsx.h>
 
 #include "ops.h"
+#include "uchan.h"
 #include "wsx_bounds.h"
 
 /* Shared by the chunks of one CRC32C job: the pinned user buffer. */
@@ -62,8 +66,12 @@ struct wsx_op_type {
 	unsigned int flags;	/* WSX_OPF_* */
 	/* validate the request's arguments: 0, -EINVAL or -E2BIG */
 	int (*check)(const struct wsx_req *req);
-	/* set up the root node; may fail (-EFAULT, -ENOMEM) */
-	int (*start)(struct wsx_node *root, const struct wsx_req *req);
+	/*
+	 * set up the root node, with the session's channels (NULL for a
+	 * caller without any); may fail (-EFAULT, -ENOMEM, -ENOENT)
+	 */
+	int (*start)(struct wsx_node *root, const struct wsx_req *req,
+		     struct wsx_uchans *chans);
 	wsx_fn_t fn;
 };
 
@@ -172,7 +180,8 @@ static int wsx_sleep_check(const struct wsx_req *req)
 	return req->args[0] > WSX_SLEEP_MAX_US ? -E2BIG : 0;
 }
 
-static int wsx_single_start(struct wsx_node *root, const struct wsx_req *req)
+static int wsx_single_start(struct wsx_node *root, const struct wsx_req *req,
+			    struct wsx_uchans *chans)
 {
 	root->ns = req->args[0];
 	return 0;
@@ -220,7 +229,8 @@ static int wsx_spawn_check(const struct wsx_req *req)
 	return 0;
 }
 
-static int wsx_spawn_start(struct wsx_node *root, const struct wsx_req *req)
+static int wsx_spawn_start(struct wsx_node *root, const struct wsx_req *req,
+			   struct wsx_uchans *chans)
 {
 	root->spawn.fanout = req->args[0];
 	root->spawn.depth = req->args[1];
@@ -325,7 +335,8 @@ static int wsx_fib_check(const struct wsx_req *req)
 	return req->args[0] > WSX_FIB_MAX ? -E2BIG : 0;
 }
 
-static int wsx_fib_start(struct wsx_node *root, const struct wsx_req *req)
+static int wsx_fib_start(struct wsx_node *root, const struct wsx_req *req,
+			 struct wsx_uchans *chans)
 {
 	root->fj.n = req->args[0];
 	return 0;
@@ -426,7 +437,8 @@ static void wsx_crc_buf_free(struct wsx_crc_buf *buf)
 	kfree(buf);
 }
 
-static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req)
+static int wsx_crc_start(struct wsx_node *root, const struct wsx_req *req,
+			 struct wsx_uchans *chans)
 {
 	unsigned long addr = req->args[0], first = addr & PAGE_MASK;
 	struct wsx_crc_buf *buf;
@@ -537,6 +549,199 @@ static void wsx_crc_fn(struct wsx_item *item)
 	wsx_join_spawn(child);
 }
 
+/* ---- SEND and RECV ------------------------------------------------------ */
+
+/*
+ * A SEND or RECV item loops over its values.  A send or receive that can
+ * go on at once (wsx_chan_trysend(), wsx_chan_tryrecv()) costs no park;
+ * one that cannot parks the item itself as its continuation
+ * (wsx_chop_park()) and the item returns.  The other side readies it with
+ * the value in its waiter, and wsx_chop_fn() runs again from the top.
+ * The node is its item's alone at every moment: its parker's until the
+ * waiter is on a channel's queue, the readier's in wsx_chan_send() or
+ * wsx_chan_recv() (the waiter's value and status), the continuation's
+ * after wsx_ready() (chan.c's comment says why each side sees the other's
+ * writes), so none of struct wsx_chop's fields needs a lock.
+ *
+ * A user sets the count, up to 2^32 - 1 values that may all go on at
+ * once through a buffer: after WSX_CHOP_BATCH values in one run the item
+ * yields, queued again on the global queue behind what waits there (Go's
+ * Gosched()), so that it holds neither the CPU nor its P for long.  Not
+ * wsx_cond_handoff(): an item that runs on after its M handed its P off
+ * readies its peers to the global queue, not to its P's runnext.
+ */
+#define WSX_CHOP_BATCH	64
+
+static int wsx_chop_id_check(u64 id)
+{
+	return id > U32_MAX ? -EINVAL : 0;
+}
+
+static int wsx_chop_count_check(u64 count)
+{
+	if (!count)
+		return -EINVAL;
+	return count > WSX_CHAN_COUNT_MAX ? -E2BIG : 0;
+}
+
+static int wsx_send_check(const struct wsx_req *req)
+{
+	if (!wsx_args_zero(req, 3) || wsx_chop_id_check(req->args[0]))
+		return -EINVAL;
+	return wsx_chop_count_check(req->args[2]);
+}
+
+static int wsx_recv_check(const struct wsx_req *req)
+{
+	int ret;
+
+	if (wsx_chop_id_check(req->args[0]) ||
+	    wsx_chop_id_check(req->args[2]))
+		return -EINVAL;
+	ret = wsx_chop_count_check(req->args[1]);
+	if (ret)
+		return ret;
+	return req->args[3] > READ_ONCE(wsx_max_item_ns) ? -E2BIG : 0;
+}
+
+static int wsx_send_start(struct wsx_node *root, const struct wsx_req *req,
+			  struct wsx_uchans *chans)
+{
+	struct wsx_chop *ch = &root->chop;
+
+	ch->to = chans ? wsx_uchan_find(chans, req->args[0]) : NULL;
+	if (!ch->to)
+		return -ENOENT;
+	ch->chans = chans;
+	ch->val = req->args[1];
+	ch->left = req->args[2];
+	return 0;
+}
+
+static int wsx_recv_start(struct wsx_node *root, const struct wsx_req *req,
+			  struct wsx_uchans *chans)
+{
+	struct wsx_chop *ch = &root->chop;
+
+	ch->from = chans ? wsx_uchan_find(chans, req->args[0]) : NULL;
+	if (!ch->from)
+		return -ENOENT;
+	if (req->args[2]) {
+		ch->to = wsx_uchan_find(chans, req->args[2]);
+		if (!ch->to)
+			return -ENOENT;
+	}
+	ch->chans = chans;
+	ch->left = req->args[1];
+	ch->ns = req->args[3];
+	return 0;
+}
+
+/* Does @ch send next (a SEND, or a RECV holding a value to pass on)? */
+static bool wsx_chop_sends(const struct wsx_chop *ch)
+{
+	return !ch->from || ch->holding;
+}
+
+/*
+ * One send or receive of @node that could not go on at once: park the
+ * item as its own continuation on the channel.  Return: -EINPROGRESS when
+ * parked (the node is no longer the caller's), else as the channel call
+ * (it went on meanwhile, or the channel was closed), or -EAGAIN at
+ * max_parked.
+ */
+static int wsx_chop_park(struct wsx_node *node)
+{
+	struct wsx_chop *ch = &node->chop;
+	bool send = wsx_chop_sends(ch);
+	int ret;
+
+	ret = wsx_uchans_park_get(ch->chans);
+	if (ret)
+		return ret;
+	/* runs again as itself, not flagged WSX_ITEM_ROOT: its job started */
+	wsx_item_init(&node->item, node->type->fn, node->item.job);
+	wsx_chan_waiter_init(&ch->w, &node->item);
+	ch->parked = true;
+	ret = send ? wsx_chan_send(ch->to, ch->val, &ch->w) :
+		     wsx_chan_recv(ch->from, &ch->val, &ch->w);
+	if (ret == -EINPROGRESS)
+		return ret;
+	ch->parked = false;
+	wsx_uchans_park_put(ch->chans);
+	return ret;
+}
+
+/* One send or receive of @node: 0 when it went on, else as above. */
+static int wsx_chop_step(struct wsx_node *node)
+{
+	struct wsx_chop *ch = &node->chop;
+	int ret;
+
+	ret = wsx_chop_sends(ch) ? wsx_chan_trysend(ch->to, ch->val) :
+				   wsx_chan_tryrecv(ch->from, &ch->val);
+	return ret == -EAGAIN ? wsx_chop_park(node) : ret;
+}
+
+/* The send or receive of @ch went on: account for it. */
+static void wsx_chop_advance(struct wsx_chop *ch)
+{
+	if (!ch->from) {		/* SEND */
+		ch->val++;
+		ch->result++;
+	} else if (ch->holding) {	/* RECV: passed on */
+		ch->holding = false;
+	} else {			/* RECV: received */
+		ch->result += ch->val;
+		wsx_spin_ns(ch->ns);
+		if (ch->to) {
+			ch->holding = true;
+			return;
+		}
+	}
+	ch->left--;
+}
+
+static void wsx_chop_fn(struct wsx_item *item)
+{
+	struct wsx_node *node = wsx_node_of(item);
+	struct wsx_chop *ch = &node->chop;
+	unsigned int n = 0;
+	int ret = 0;
+
+	if (ch->parked) {		/* readied: the waiter says how */
+		ch->parked = false;
+		wsx_uchans_park_put(ch->chans);
+		ret = ch->w.status;
+		if (!ret) {
+			if (!wsx_chop_sends(ch))
+				ch->val = ch->w.val;
+			wsx_chop_advance(ch);
+		}
+	}
+	while (!ret && ch->left) {
+		if (wsx_cancelled(item)) {
+			ret = -ECANCELED;
+			break;
+		}
+		if (++n > WSX_CHOP_BATCH) {
+			/* counted in its job again, as a new item would be */
+			wsx_item_init(item, node->type->fn, item->job);
+			wsx_queue(item, WSX_WHERE_GLOBAL, 0);
+			return;		/* queued: the node is not ours */
+		}
+		ret = wsx_chop_step(node);
+		if (ret == -EINPROGRESS)
+			return;		/* parked: the node is not ours */
+		if (!ret)
+			wsx_chop_advance(ch);
+	}
+	if (ret)
+		WRITE_ONCE(item->job->status, ret);
+	item->job->result = ch->result;
+	wsx_node_free(node);
+}
+
 /* ---- the table -------------------------------------------------------- */
 
 static const struct wsx_op_type wsx_op_types[WSX_OP_LAST] = {
@@ -577,6 +782,18 @@ static const struct wsx_op_type wsx_op_types[WSX_OP_LAST] = {
 		.check	= wsx_crc_check,
 		.start	= wsx_crc_start,
 		.fn	= wsx_crc_fn,
+	},
+	[WSX_OP_SEND] = {
+		.name	= "send",
+		.check	= wsx_send_check,
+		.start	= wsx_send_start,
+		.fn	= wsx_chop_fn,
+	},
+	[WSX_OP_RECV] = {
+		.name	= "recv",
+		.check	= wsx_recv_check,
+		.start	= wsx_recv_start,
+		.fn	= wsx_chop_fn,
 	},
 };
 
@@ -624,11 +841,14 @@ bool wsx_op_needs_submitter(unsigned int op)
  * wsx_op_create - create the root item of a request
  * @req:	the request, checked by wsx_op_check()
  * @job:	the job the item belongs to
+ * @chans:	the session's channels, or NULL
  *
- * Return: the item (flagged WSX_ITEM_ROOT), or an ERR_PTR: -ENOMEM, or
- * -EFAULT when a user buffer cannot be pinned.
+ * Return: the item (flagged WSX_ITEM_ROOT), or an ERR_PTR: -ENOMEM,
+ * -EFAULT when a user buffer cannot be pinned, or -ENOENT for a channel
+ * id @chans has not.
  */
-struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job)
+struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job,
+			       struct wsx_uchans *chans)
 {
 	const struct wsx_op_type *type = wsx_op_type(req->op);
 	struct wsx_node *root;
@@ -639,7 +859,7 @@ struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job)
 	root = wsx_node_alloc(type, job);
 	if (!root)
 		return ERR_PTR(-ENOMEM);
-	ret = type->start(root, req);
+	ret = type->start(root, req, chans);
 	if (ret) {
 		wsx_node_free(root);
 		return ERR_PTR(ret);
@@ -654,14 +874,17 @@ struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job)
  *		and is done with when the job's done callback runs
  * @req:	the request, checked by wsx_op_check()
  * @job:	the job the item belongs to
+ * @chans:	the session's channels, or NULL
  *
- * Nothing is allocated for NOP, SPIN and SLEEP.  The item is not flagged
- * WSX_ITEM_ROOT: the caller sets it when the job's start is to be timed.
+ * Nothing is allocated for NOP, SPIN, SLEEP, SEND and RECV.  The item is
+ * not flagged WSX_ITEM_ROOT: the caller sets it when the job's start is to
+ * be timed.
  *
- * Return: 0, -ENOMEM, or -EFAULT when a user buffer cannot be pinned.
+ * Return: 0, -ENOMEM, -EFAULT when a user buffer cannot be pinned, or
+ * -ENOENT for a channel id @chans has not.
  */
 int wsx_op_init(struct wsx_node *root, const struct wsx_req *req,
-		struct wsx_job *job)
+		struct wsx_job *job, struct wsx_uchans *chans)
 {
 	const struct wsx_op_type *type = wsx_op_type(req->op);
 
@@ -670,7 +893,7 @@ int wsx_op_init(struct wsx_node *root, const struct wsx_req *req,
 	memset(root, 0, sizeof(*root));
 	root->provided = true;
 	wsx_node_setup(root, type, job);
-	return root->type->start(root, req);
+	return root->type->start(root, req, chans);
 }
 
 /**

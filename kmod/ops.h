@@ -12,6 +12,24 @@
 struct wsx_req;
 struct wsx_op_type;
 struct wsx_crc_buf;
+struct wsx_uchans;
+
+/*
+ * State of a SEND or RECV item: its own continuation, which it parks on a
+ * channel when it must wait (ops.c, "SEND and RECV").
+ */
+struct wsx_chop {
+	struct wsx_chan *from;		/* RECV: the channel received from */
+	struct wsx_chan *to;		/* SEND's channel; RECV's, or NULL */
+	struct wsx_uchans *chans;	/* the session's: counts the parks */
+	u64 val;			/* the value to send, or received */
+	u64 left;			/* values still to send or receive */
+	u64 ns;				/* RECV: work per value */
+	u64 result;			/* SEND: values sent; RECV: their sum */
+	bool holding;			/* RECV: @val is still to be sent on */
+	bool parked;			/* its continuation waits in @w */
+	struct wsx_chan_waiter w;
+};
 
 /* Continuation state of a fork-join node. */
 struct wsx_join {
@@ -48,6 +66,7 @@ struct wsx_node {
 				} crc;
 			};
 		} fj;
+		struct wsx_chop chop;		/* SEND, RECV */
 	};
 };
 
@@ -56,9 +75,10 @@ extern u64 wsx_max_item_ns;
 
 int wsx_op_check(const struct wsx_req *req);
 bool wsx_op_needs_submitter(unsigned int op);
-struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job);
+struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job,
+			       struct wsx_uchans *chans);
 int wsx_op_init(struct wsx_node *root, const struct wsx_req *req,
-		struct wsx_job *job);
+		struct wsx_job *job, struct wsx_uchans *chans);
 u64 wsx_op_result(unsigned int op, const struct wsx_job *job);
 int wsx_ops_init(void);
 void wsx_ops_exit(void);

@@ -360,6 +360,7 @@ struct wsx_rings {
 	u32 cq_entries;				/* I */
 	const bool *cancel;			/* I: the session's closing */
 	struct wsx_account *acct;		/* I: the session's user */
+	struct wsx_uchans *chans;		/* I: the session's channels */
 	struct wsx_rslot *slots;		/* I */
 	bool pickup;				/* I: WSX_RING_SQ_PICKUP */
 	/* S, and wsx_pickup_lock for the node: on wsx_pickup_rings */
@@ -579,7 +580,7 @@ static void wsx_rings_submit_one(struct wsx_rings *r, const struct wsx_req *req,
 	slot->op = req->op;
 	slot->timed = req->flags & WSX_REQ_TIMESTAMPS;
 	wsx_submit_before_setup(req, batch);
-	err = wsx_op_init(&slot->root, req, &slot->job);
+	err = wsx_op_init(&slot->root, req, &slot->job, r->chans);
 	if (err) {
 		wsx_rslot_unget(r, slot);
 		goto refuse;
@@ -1337,13 +1338,15 @@ static void wsx_rings_free(struct wsx_rings *r)
  * @cancel:	the session's closing flag, the cancel flag of its jobs
  * @poll_wq:	the session's queue of poll() sleepers
  * @acct:	the session's account, for its items (account.c)
+ * @chans:	the session's channels, for its SEND and RECV (uchan.c)
  *
  * Return: the rings, or an ERR_PTR of the errors WSX_IOC_RING_SETUP lists.
  */
 struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 				   const bool *cancel,
 				   wait_queue_head_t *poll_wq,
-				   struct wsx_account *acct)
+				   struct wsx_account *acct,
+				   struct wsx_uchans *chans)
 {
 	struct wsx_rings *r;
 	u32 i;
@@ -1363,6 +1366,7 @@ struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 	r->cancel = cancel;
 	r->poll_wq = poll_wq;
 	r->acct = acct;
+	r->chans = chans;
 	wsx_rings_layout(r, setup);
 	/* not kvcalloc(): its kmalloc would retry hard for a large block */
 	r->slots = __vmalloc(array_size(r->cq_entries, sizeof(*r->slots)),

@@ -12,6 +12,7 @@ struct wsx_enter;
 struct wsx_ring_setup;
 struct wsx_rings;
 struct wsx_source;
+struct wsx_uchans;
 
 extern unsigned int wsx_ring_max_entries;
 /* The pick-up of WSX_RING_SQ_PICKUP sessions, for source.c's table */
@@ -19,7 +20,8 @@ extern const struct wsx_source wsx_rings_source;
 struct wsx_rings *wsx_rings_create(struct wsx_ring_setup *setup,
 				   const bool *cancel,
 				   wait_queue_head_t *poll_wq,
-				   struct wsx_account *acct);
+				   struct wsx_account *acct,
+				   struct wsx_uchans *chans);
 void wsx_rings_quiesce(struct wsx_rings *r);
 void wsx_rings_destroy(struct wsx_rings *r);
 long wsx_rings_enter(struct wsx_rings *r, struct wsx_enter *e);

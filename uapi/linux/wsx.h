@@ -22,6 +22,11 @@
  * with its own records: those of WSX_IOC_SUBMIT's items come only through
  * WSX_IOC_WAIT, those of SQ entries only in the CQ (poll() reports both).
  *
+ * Since ABI 1.2 a session owns channels (WSX_IOC_CHAN_CREATE), Go's chan of
+ * 64-bit values, unbuffered or buffered: the items of WSX_OP_SEND and
+ * WSX_OP_RECV hand values to each other through them with no system call
+ * between, and an item that waits on a channel holds no kernel thread.
+ *
  * Every struct has a fixed size, explicit padding and reserved fields that
  * must be zero on input (-EINVAL otherwise) and are zero on output, so that
  * later minor versions can give them a meaning.  The layouts are identical
@@ -34,7 +39,7 @@
 #include <linux/types.h>
 
 #define WSX_ABI_MAJOR		1	/* incompatible changes bump this */
-#define WSX_ABI_MINOR		1	/* compatible additions bump this */
+#define WSX_ABI_MINOR		2	/* compatible additions bump this */
 
 #define WSX_DEVICE_PATH		"/dev/wsx"
 #define WSX_DEBUGFS_PATH	"/sys/kernel/debug/wsx"
@@ -88,6 +93,27 @@ struct wsx_version {
  *			are pinned by WSX_IOC_SUBMIT (-EFAULT if any is not
  *			mapped readable) and released when the item completes:
  *			the checksum is of the data they hold while it runs
+ * WSX_OP_SEND		args[0] = a channel id of the session, args[1] = the
+ *			first value, args[2] = count (1 .. WSX_CHAN_COUNT_MAX):
+ *			sends args[1], args[1] + 1, ... (modulo 2^64), count
+ *			values in all, in order; result the values sent.
+ *			Status -EPIPE when the channel is closed before all
+ *			were sent
+ * WSX_OP_RECV		args[0] = a channel id of the session, args[1] = count
+ *			(1 .. WSX_CHAN_COUNT_MAX), args[2] = a channel id to
+ *			send each value on once received (0: none), args[3] =
+ *			ns of work per value before that send (at most
+ *			max_item_ns): receives count values, one pipeline stage
+ *			when args[2] is set; result their sum (modulo 2^64).
+ *			Status -ENODATA when the channel is closed and empty
+ *			before count values came, -EPIPE when the channel of
+ *			args[2] is closed
+ *
+ * SEND and RECV wait for the other side without holding a kernel thread
+ * (the item parks; the other side readies it).  An unknown channel id
+ * refuses the request with -ENOENT.  Status -EAGAIN: the item had to wait
+ * while the session's items already waited max_parked times.  The result
+ * counts what was done before a non-zero status.
  *
  * An argument over its limit gives -E2BIG, any other bad argument -EINVAL.
  *
@@ -102,6 +128,8 @@ enum wsx_op {
 	WSX_OP_SPAWN	= 3,
 	WSX_OP_FIB	= 4,
 	WSX_OP_CRC32C	= 5,
+	WSX_OP_SEND	= 6,	/* ABI 1.2 */
+	WSX_OP_RECV	= 7,	/* ABI 1.2 */
 
 	WSX_OP_LAST,	/* not an op: see above */
 };
@@ -112,6 +140,7 @@ enum wsx_op {
 #define WSX_SLEEP_MAX_US	1000000
 #define WSX_CRC32C_MAX_LEN	0x40000000ULL	/* 1 GiB */
 #define WSX_DELAY_MAX_NS	10000000000ULL	/* 10 s */
+#define WSX_CHAN_COUNT_MAX	0xffffffffULL	/* values of one SEND or RECV */
 
 /*
  * Where a submitted item is queued.  P n is the executor's n-th logical
@@ -372,12 +401,34 @@ struct wsx_enter {
 	__u32 reserved;
 };
 
+/**
+ * struct wsx_chan_create - argument of WSX_IOC_CHAN_CREATE (16 bytes)
+ * @cap:	values the channel buffers: 0 (unbuffered: a send waits for
+ *		its receiver) up to the module parameter max_chan_cap
+ * @flags:	0
+ * @id:		out: the channel's id in the session, from 1, never reused
+ *		while the session lives
+ * @reserved:	0
+ *
+ * A channel lives as long as its session, and counts against the module
+ * parameter max_chans until then.  WSX_IOC_CHAN_CLOSE closes one, as
+ * Go's close(): its waiting receivers end with -ENODATA once the buffer is
+ * empty, its waiting senders with -EPIPE.  Closing the session closes all
+ * its channels.
+ */
+struct wsx_chan_create {
+	__u32 cap;
+	__u32 flags;
+	__u32 id;
+	__u32 reserved;
+};
+
 #define WSX_IOC_MAGIC	0xE9
 
 /*
- * WSX_IOC_SUBMIT, WSX_IOC_RING_SETUP and WSX_IOC_ENTER need the file open
- * for writing (O_WRONLY or O_RDWR): -EBADF otherwise, before any other
- * check.
+ * WSX_IOC_SUBMIT, WSX_IOC_RING_SETUP, WSX_IOC_ENTER, WSX_IOC_CHAN_CREATE and
+ * WSX_IOC_CHAN_CLOSE need the file open for writing (O_WRONLY or O_RDWR):
+ * -EBADF otherwise, before any other check.
  *
  * WSX_IOC_VERSION	-EFAULT	bad pointer
  * WSX_IOC_SUBMIT	-EFAULT	bad pointer (struct or items)
@@ -389,6 +440,8 @@ struct wsx_enter {
  *				WSX_DELAY_MAX_NS)
  *			-ENXIO	WSX_PLACE_P on a P that does not exist or
  *				whose CPU is offline
+ *			-ENOENT	SEND or RECV on a channel id the session
+ *				does not have
  *			-EAGAIN	the per-session or total in-flight limit is
  *				reached: wait for completions and retry
  *			-ENOMEM	out of memory
@@ -423,6 +476,14 @@ struct wsx_enter {
  *			-EINTR	interrupted by a signal while waiting (not
  *				restarted under SA_RESTART), or a fatal
  *				signal before consuming
+ * WSX_IOC_CHAN_CREATE -EFAULT bad pointer
+ *			-EINVAL	flags or reserved not zero
+ *			-E2BIG	cap over max_chan_cap
+ *			-EMFILE	the session has max_chans channels
+ *			-ENOMEM	out of memory
+ * WSX_IOC_CHAN_CLOSE	-EFAULT	bad pointer
+ *			-ENOENT	no such channel in the session
+ *			-EALREADY the channel is closed already
  * mmap		-ENXIO	no rings set up; -EINVAL not MAP_SHARED,
  *			offset not WSX_RING_MMAP_OFF or length over mmap_size
  * any other command	-ENOTTY
@@ -432,5 +493,8 @@ struct wsx_enter {
 #define WSX_IOC_WAIT	_IOWR(WSX_IOC_MAGIC, 0x02, struct wsx_wait)
 #define WSX_IOC_RING_SETUP _IOWR(WSX_IOC_MAGIC, 0x03, struct wsx_ring_setup)
 #define WSX_IOC_ENTER	_IOWR(WSX_IOC_MAGIC, 0x04, struct wsx_enter)
+#define WSX_IOC_CHAN_CREATE _IOWR(WSX_IOC_MAGIC, 0x05, struct wsx_chan_create)
+/* the argument points to the channel's __u32 id */
+#define WSX_IOC_CHAN_CLOSE _IOW(WSX_IOC_MAGIC, 0x06, __u32)
 
 #endif /* _UAPI_LINUX_WSX_H */
