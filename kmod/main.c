@@ -49,7 +49,7 @@ module_param(steal_tries, uint, 0444);
 MODULE_PARM_DESC(steal_tries, "Rounds over the other Ps when stealing, 1 .. 16");
 
 module_param_named(max_item_ns, wsx_max_item_ns, ullong, 0644);
-MODULE_PARM_DESC(max_item_ns, "Longest SPIN item (and SPAWN leaf), ns");
+MODULE_PARM_DESC(max_item_ns, "Longest SPIN item (and SPAWN leaf, and RECV's work per value), ns");
 
 module_param_named(max_inflight_fd, wsx_max_inflight_fd, uint, 0644);
 MODULE_PARM_DESC(max_inflight_fd, "Jobs in flight per open file");
@@ -67,7 +67,7 @@ module_param_named(max_chan_cap, wsx_max_chan_cap, uint, 0644);
 MODULE_PARM_DESC(max_chan_cap, "Largest buffer of a channel, in values (at most 67108864)");
 
 module_param_named(max_parked, wsx_max_parked, uint, 0644);
-MODULE_PARM_DESC(max_parked, "Most SEND and RECV items of one open file waiting on its channels");
+MODULE_PARM_DESC(max_parked, "Most SEND and RECV items of one open file waiting on its channels (or readied and not yet run again)");
 
 static unsigned int max_threads;
 module_param(max_threads, uint, 0444);

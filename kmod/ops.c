@@ -564,9 +564,11 @@ static void wsx_crc_fn(struct wsx_item *item)
  * writes), so none of struct wsx_chop's fields needs a lock.
  *
  * A user sets the count, up to 2^32 - 1 values that may all go on at
- * once through a buffer: after WSX_CHOP_BATCH values in one run the item
+ * once through a buffer, each with up to max_item_ns of work: after
+ * WSX_CHOP_BATCH values, or max_item_ns of work, in one run the item
  * yields, queued again on the global queue behind what waits there (Go's
- * Gosched()), so that it holds neither the CPU nor its P for long.  Not
+ * Gosched()), so that one run holds its CPU and P no longer than about
+ * twice a SPIN's limit.  Not
  * wsx_cond_handoff(): an item that runs on after its M handed its P off
  * readies its peers to the global queue, not to its P's runnext.
  */
@@ -683,9 +685,15 @@ static int wsx_chop_step(struct wsx_node *node)
 	return ret == -EAGAIN ? wsx_chop_park(node) : ret;
 }
 
-/* The send or receive of @ch went on: account for it. */
-static void wsx_chop_advance(struct wsx_chop *ch)
+/*
+ * The send or receive of @item's node went on: account for it, and do a
+ * received value's work (RECV's args[3] ns), adding that to @spent,
+ * unless the job is cancelled.
+ */
+static void wsx_chop_advance(struct wsx_item *item, u64 *spent)
 {
+	struct wsx_chop *ch = &wsx_node_of(item)->chop;
+
 	if (!ch->from) {		/* SEND */
 		ch->val++;
 		ch->result++;
@@ -693,7 +701,10 @@ static void wsx_chop_advance(struct wsx_chop *ch)
 		ch->holding = false;
 	} else {			/* RECV: received */
 		ch->result += ch->val;
-		wsx_spin_ns(ch->ns);
+		if (ch->ns && !wsx_cancelled(item)) {
+			wsx_spin_ns(ch->ns);
+			*spent += ch->ns;
+		}
 		if (ch->to) {
 			ch->holding = true;
 			return;
@@ -707,6 +718,7 @@ static void wsx_chop_fn(struct wsx_item *item)
 	struct wsx_node *node = wsx_node_of(item);
 	struct wsx_chop *ch = &node->chop;
 	unsigned int n = 0;
+	u64 spent = 0;
 	int ret = 0;
 
 	if (ch->parked) {		/* readied: the waiter says how */
@@ -716,7 +728,7 @@ static void wsx_chop_fn(struct wsx_item *item)
 		if (!ret) {
 			if (!wsx_chop_sends(ch))
 				ch->val = ch->w.val;
-			wsx_chop_advance(ch);
+			wsx_chop_advance(item, &spent);
 		}
 	}
 	while (!ret && ch->left) {
@@ -724,7 +736,8 @@ static void wsx_chop_fn(struct wsx_item *item)
 			ret = -ECANCELED;
 			break;
 		}
-		if (++n > WSX_CHOP_BATCH) {
+		if (++n > WSX_CHOP_BATCH ||
+		    spent >= READ_ONCE(wsx_max_item_ns)) {
 			/* counted in its job again, as a new item would be */
 			wsx_item_init(item, node->type->fn, item->job);
 			wsx_queue(item, WSX_WHERE_GLOBAL, 0);
@@ -734,7 +747,7 @@ static void wsx_chop_fn(struct wsx_item *item)
 		if (ret == -EINPROGRESS)
 			return;		/* parked: the node is not ours */
 		if (!ret)
-			wsx_chop_advance(ch);
+			wsx_chop_advance(item, &spent);
 	}
 	if (ret)
 		WRITE_ONCE(item->job->status, ret);

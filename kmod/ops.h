@@ -23,9 +23,9 @@ struct wsx_chop {
 	struct wsx_chan *to;		/* SEND's channel; RECV's, or NULL */
 	struct wsx_uchans *chans;	/* the session's: counts the parks */
 	u64 val;			/* the value to send, or received */
-	u64 left;			/* values still to send or receive */
 	u64 ns;				/* RECV: work per value */
 	u64 result;			/* SEND: values sent; RECV: their sum */
+	u32 left;			/* values still to send or receive */
 	bool holding;			/* RECV: @val is still to be sent on */
 	bool parked;			/* its continuation waits in @w */
 	struct wsx_chan_waiter w;

@@ -21,8 +21,10 @@
  * Fields of struct wsx_uchans: @xa is the xarray's; @parked is atomic.
  */
 #include <linux/bug.h>
+#include <linux/err.h>
+#include <linux/limits.h>
 #include <linux/minmax.h>
-#include <linux/slab.h>
+#include <linux/sched.h>
 #include <linux/xarray.h>
 
 #include "uchan.h"
@@ -106,7 +108,8 @@ int wsx_uchan_close(struct wsx_uchans *u, u32 id)
  *
  * Called before an item parks on a channel; the item gives the count
  * back with wsx_uchans_park_put() when it did not park after all, or
- * when its continuation runs.
+ * when its continuation runs: a readied continuation counts until then
+ * (chan.c, generic, does not know the count).
  *
  * Return: 0, or -EAGAIN (nothing counted) at max_parked.
  */
@@ -135,8 +138,10 @@ void wsx_uchans_close_all(struct wsx_uchans *u)
 	struct wsx_chan *c;
 	unsigned long id;
 
-	xa_for_each(&u->xa, id, c)
+	xa_for_each(&u->xa, id, c) {
 		wsx_chan_close(c);	/* -EALREADY for one the user closed */
+		cond_resched();
+	}
 }
 
 /* Free the channels: every job of the session has ended. */
@@ -146,7 +151,9 @@ void wsx_uchans_destroy(struct wsx_uchans *u)
 	unsigned long id;
 
 	WARN_ON_ONCE(atomic_read(&u->parked));
-	xa_for_each(&u->xa, id, c)
+	xa_for_each(&u->xa, id, c) {
 		wsx_chan_destroy(c);
+		cond_resched();
+	}
 	xa_destroy(&u->xa);
 }

@@ -112,8 +112,9 @@ struct wsx_version {
  * SEND and RECV wait for the other side without holding a kernel thread
  * (the item parks; the other side readies it).  An unknown channel id
  * refuses the request with -ENOENT.  Status -EAGAIN: the item had to wait
- * while the session's items already waited max_parked times.  The result
- * counts what was done before a non-zero status.
+ * while max_parked of the session's items waited (an item counts from
+ * its wait until it runs again).  The result counts what was done before a
+ * non-zero status.
  *
  * An argument over its limit gives -E2BIG, any other bad argument -EINVAL.
  *
@@ -210,13 +211,16 @@ struct wsx_submit {
  * struct wsx_completion - the record of one finished item (64 bytes)
  * @user_data:	the item's user_data
  * @result:	the op's result (see enum wsx_op)
- * @status:	0, or -ENOMEM when the item could not spawn all its nodes
+ * @status:	0, or -ENOMEM when the item could not spawn all its nodes;
+ *		SEND and RECV have their own (see enum wsx_op)
  * @cpu:	CPU that ran the item itself (not its spawned children)
  * @queued_ns:	CLOCK_MONOTONIC ns when the item was queued
  * @started_ns:	... when it started to run
  * @finished_ns: ... when it and everything it spawned had finished
  * @nodes:	items that ran for it: 1, or every node of a SPAWN, FIB or
- *		CRC32C tree (2 x chunks - 1 for CRC32C), modulo 2^32
+ *		CRC32C tree (2 x chunks - 1 for CRC32C), modulo 2^32; for
+ *		SEND and RECV, its runs: 1, plus one after each wait and
+ *		after each yield (every 64 values that went on at once)
  * @reserved:	zero
  *
  * @cpu and the three times are always filled in records of WSX_IOC_WAIT;
