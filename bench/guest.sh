@@ -22,12 +22,21 @@
 #                            numa: the figure is the count of items that
 #                            crossed nodes and caches (the stats' stolen_*
 #                            by level), not the time, which TCG cannot tell
+#   sh guest.sh chan         (2 vCPUs) the channels (ABI 1.2) against Go's:
+#                            pingpong (PP_N round trips over two unbuffered
+#                            channels: ns per handoff), pipeline (8 stages,
+#                            PIPE_VALUES values: ns per value) and wakestorm
+#                            (STORM_ITEMS receivers parked on one channel,
+#                            then one sender: ns per wake), each on wsx
+#                            (/extra/wsx_chanbench) and on goroutines
+#                            (/extra/wsx_go)
 #
 # Environment: RUNS (default 2), FLOOD_ITEMS (default 200000), RTT_ITEMS
-# (default 2000), CRC_MIB (default 256).  Needs /wsx/kmod/wsx.ko,
-# /wsx/kmod/wsx_bench.ko, for the flood and the CRC32C on wsx
-# /extra/wsx_flood, for the Go runtime /extra/wsx_go (each skipped when
-# absent).
+# (default 2000), CRC_MIB (default 256), PP_N (default 100000),
+# PIPE_VALUES (default 100000), STORM_ITEMS (default 10000).  Needs
+# /wsx/kmod/wsx.ko, /wsx/kmod/wsx_bench.ko, for the flood and the CRC32C on
+# wsx /extra/wsx_flood, for the Go runtime /extra/wsx_go (each skipped when
+# absent), for the chan phase /extra/wsx_chanbench.
 #
 # Output, one record per measured run:
 #   @begin config=C workload=W contender=X
@@ -36,6 +45,9 @@
 #   bench ... | flood ... | crc ...   the result line
 #   post ..., postlog ...             the same after
 #   @end
+# (the chan phase's wsx records carry no pre/post: wsx_chanbench reads the
+# stats itself around the timed part and prints the deltas, per P on
+# "chanstat P<n> ..." lines and summed on its bench line).
 # and lines starting with "# " that tell the progress.
 RUNS=${RUNS:-2}
 FLOOD_ITEMS=${FLOOD_ITEMS:-200000}
@@ -44,8 +56,12 @@ CRC_MIB=${CRC_MIB:-256}
 R=/sys/kernel/debug/wsx_bench/run
 S=/sys/kernel/debug/wsx/stats
 L=/sys/kernel/debug/wsx/steal_log
+PP_N=${PP_N:-100000}
+PIPE_VALUES=${PIPE_VALUES:-100000}
+STORM_ITEMS=${STORM_ITEMS:-10000}
 FLOOD=/extra/wsx_flood
 GO=/extra/wsx_go
+CHAN=/extra/wsx_chanbench
 config=
 ITERS=
 
@@ -172,6 +188,29 @@ throughput() {
 	done
 }
 
+# chanrun WORKLOAD ARGS...: one run of wsx_chanbench (after its warm-up).
+chanrun() {
+	echo "@begin config=$config workload=$1 contender=wsx"
+	"$CHAN" "$@" 1 || echo "@error $1 wsx: wsx_chanbench $* failed"
+	echo "@end"
+}
+
+chan() {
+	[ -x "$CHAN" ] || die "no $CHAN"
+	i=1
+	while [ $i -le "$RUNS" ]; do
+		echo "# chan round $i/$RUNS: pingpong $PP_N, pipeline 8 x $PIPE_VALUES, wakestorm $STORM_ITEMS; wsx and Go"
+		load half
+		chanrun pingpong "$PP_N"
+		go pingpong "$PP_N"
+		chanrun pipeline 8 "$PIPE_VALUES"
+		go pipeline 8 "$PIPE_VALUES"
+		chanrun wakestorm "$STORM_ITEMS"
+		go wakestorm "$STORM_ITEMS"
+		i=$((i + 1))
+	done
+}
+
 balance() {
 	calibrate
 	i=1
@@ -245,7 +284,8 @@ throughput) throughput ;;
 balance) balance ;;
 executor) executor ;;
 topology) topology ;;
-*) die "usage: guest.sh throughput|balance|executor|topology" ;;
+chan) chan ;;
+*) die "usage: guest.sh throughput|balance|executor|topology|chan" ;;
 esac
 rmmod wsx_bench 2>/dev/null
 echo "@done"

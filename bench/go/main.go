@@ -16,6 +16,25 @@
 //		ITEMS goroutines started at once from one goroutine, each
 //		running SPIN_ITERS rounds of the multiply-add of wsx_bench.c
 //
+// and the shapes of bench/wsx_chanbench.c, on unbuffered channels:
+//
+//	wsx_go pingpong N RUNS
+//		one value handed back and forth between two goroutines over
+//		c1 and c2: B receives N on c1 and sends each on c2, A receives
+//		N - 1 on c2 and sends each on c1, a third goroutine sends the
+//		first; timed to A's end, 2N - 1 handoffs (items); B's last
+//		value is then taken by the main goroutine
+//	wsx_go pipeline STAGES VALUES RUNS
+//		a sender of 1 .. VALUES, STAGES goroutines each receiving on
+//		its channel and sending on the next, a sink summing the last
+//		channel; timed to the sink's end, VALUES items
+//	wsx_go wakestorm ITEMS RUNS
+//		ITEMS goroutines blocked receiving on one channel (each counts
+//		itself just before its receive; the main goroutine then sleeps
+//		50 ms so that all have parked), released by one goroutine
+//		sending 1 .. ITEMS; timed from the sender's start to the last
+//		receiver's end, ITEMS items
+//
 // Every node is a goroutine and fib's join state is allocated per node, as
 // the bench module allocates its items.  One untimed run warms the heap and
 // the runtime's free goroutines first; then each run prints the bench
@@ -24,7 +43,7 @@
 //	bench workload=W contender=go run=I cpus=N items=N ns=N result=N ok=0|1 spin_iters=N
 //
 // ns is the wall time from before the first goroutine starts to after the
-// last one finished.  Build: CGO_ENABLED=0 go build (a static binary).
+// last one finished (for the channel shapes, as said above).  Build: CGO_ENABLED=0 go build (a static binary).
 package main
 
 import (
@@ -32,6 +51,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -140,6 +160,12 @@ func once(what string, arg uint64, cfg run) (uint64, int64, uint64, bool) {
 	var items uint64
 	start := time.Now()
 	switch what {
+	case "pingpong":
+		return pingpong(arg)
+	case "pipeline":
+		return pipeline(cfg.fanout, arg)
+	case "wakestorm":
+		return wakestorm(arg)
 	case "spawn":
 		items = arg
 		r.pending = int64(arg)
@@ -160,8 +186,122 @@ func once(what string, arg uint64, cfg run) (uint64, int64, uint64, bool) {
 	return items, ns, r.result, ok
 }
 
+// pingpong: 2n - 1 handoffs between A and B; returns them, the time to
+// A's end, B's sum and whether every sum is right.
+func pingpong(n uint64) (uint64, int64, uint64, bool) {
+	c1, c2 := make(chan uint64), make(chan uint64)
+	done := make(chan struct{})
+	var sumA, sumB uint64
+	var end time.Time
+	start := time.Now()
+	go func() { c1 <- 1 }()
+	go func() {
+		for i := uint64(0); i < n; i++ {
+			v := <-c1
+			sumB += v
+			c2 <- v
+		}
+	}()
+	go func() {
+		for i := uint64(0); i < n-1; i++ {
+			v := <-c2
+			sumA += v
+			c1 <- v
+		}
+		end = time.Now()
+		close(done)
+	}()
+	<-done
+	last := <-c2
+	ns := end.Sub(start).Nanoseconds()
+	// B's sum: its last send was taken above, so it wrote sumB before
+	return 2*n - 1, ns, sumB, sumA == n-1 && sumB == n && last == 1
+}
+
+// pipeline: values 1 .. values through stages goroutines.
+func pipeline(stages, values uint64) (uint64, int64, uint64, bool) {
+	ch := make([]chan uint64, stages+1)
+	for i := range ch {
+		ch[i] = make(chan uint64)
+	}
+	sums := make([]uint64, stages)
+	var stagesDone sync.WaitGroup
+	stagesDone.Add(int(stages))
+	done := make(chan struct{})
+	var sink uint64
+	start := time.Now()
+	go func() {
+		for v := uint64(1); v <= values; v++ {
+			ch[0] <- v
+		}
+	}()
+	for i := uint64(0); i < stages; i++ {
+		go func(i uint64) {
+			in, out := ch[i], ch[i+1]
+			var s uint64
+			for k := uint64(0); k < values; k++ {
+				v := <-in
+				s += v
+				out <- v
+			}
+			sums[i] = s
+			stagesDone.Done()
+		}(i)
+	}
+	go func() {
+		for k := uint64(0); k < values; k++ {
+			sink += <-ch[stages]
+		}
+		close(done)
+	}()
+	<-done
+	ns := time.Since(start).Nanoseconds()
+	want := values * (values + 1) / 2
+	stagesDone.Wait()
+	ok := sink == want
+	for _, s := range sums {
+		ok = ok && s == want
+	}
+	return values, ns, sink, ok
+}
+
+// wakestorm: items goroutines parked on one channel, one sender.
+func wakestorm(items uint64) (uint64, int64, uint64, bool) {
+	c := make(chan uint64)
+	done := make(chan struct{})
+	var waiting, sum uint64
+	left := int64(items)
+	var end time.Time
+	for i := uint64(0); i < items; i++ {
+		go func() {
+			atomic.AddUint64(&waiting, 1)
+			v := <-c
+			atomic.AddUint64(&sum, v)
+			if atomic.AddInt64(&left, -1) == 0 {
+				end = time.Now()
+				close(done)
+			}
+		}()
+	}
+	for atomic.LoadUint64(&waiting) < items {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	go func() {
+		for v := uint64(1); v <= items; v++ {
+			c <- v
+		}
+	}()
+	<-done
+	ns := end.Sub(start).Nanoseconds()
+	s := atomic.LoadUint64(&sum)
+	return items, ns, s, s == items*(items+1)/2
+}
+
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: wsx_go spawn ITEMS FANOUT RUNS | fib N RUNS | imbalance ITEMS SPIN_ITERS RUNS")
+	fmt.Fprintln(os.Stderr, "       wsx_go pingpong N RUNS | pipeline STAGES VALUES RUNS | wakestorm ITEMS RUNS")
 	os.Exit(2)
 }
 
@@ -190,6 +330,13 @@ func main() {
 	case what == "imbalance" && len(args) == 4:
 		arg = number(args[1], 1, 1000000)
 		cfg.iters = number(args[2], 0, 1000000000)
+	case what == "pingpong" && len(args) == 3:
+		arg = number(args[1], 2, 1<<32)
+	case what == "pipeline" && len(args) == 4:
+		cfg.fanout = number(args[1], 1, 1000) // the stages
+		arg = number(args[2], 1, 1<<32)
+	case what == "wakestorm" && len(args) == 3:
+		arg = number(args[1], 1, 1000000)
 	default:
 		usage()
 	}
