@@ -4,7 +4,7 @@
  *
  * Four processes make 100,000 ioctl calls between them (divided by
  * WSX_SCALE): random command numbers with wsx's magic and without it, and
- * the three real commands with structs that are valid, mutated or random
+ * the real commands with structs that are valid, mutated or random
  * bytes, with small, huge and random counts, pointing at good memory, at
  * the edge of a PROT_NONE page, at read-only, unmapped or kernel addresses.
  * A SIGALRM every few ms interrupts blocked WAITs.  Sessions are closed and
@@ -18,6 +18,17 @@
  * and every item a session queued comes back exactly once as a record
  * (counted per session).  Anything a worker cannot predict (a random
  * pointer) is only checked against the command's list of errnos.
+ *
+ * The channels (ABI 1.2): each worker creates and closes channels on its
+ * sessions (WSX_IOC_CHAN_CREATE, WSX_IOC_CHAN_CLOSE, valid, mutated and
+ * through bad pointers) and submits SEND and RECV items naming ids the
+ * session has and ids it has not.  A worker knows how many channels a
+ * session has (ids come from 1, never reused; a create whose struct could
+ * not be written back leaves it unsure by one) and which it closed, so
+ * it predicts -ENOENT for an item, and -ENOENT, -EALREADY and -EMFILE for
+ * the ioctls.  Items that wait on a channel end when it is closed; a
+ * session is drained after all its channels are closed.  While fuzzing,
+ * max_chan_cap is 64, so that the buffers stay small.
  *
  * Workers 1 and 3 run as a non-root member of the group wsx, as the
  * packages let users in (/dev/wsx root:wsx 0660; without udev the test
@@ -60,6 +71,9 @@
 #define M_ENOMEM	0x80
 #define M_ETIMEDOUT	0x100
 #define M_EINTR		0x200
+#define M_ENOENT	0x400
+#define M_EALREADY	0x800
+#define M_EMFILE	0x1000
 #define M_ERRORS	(~M_OK)
 
 static int errno_bit(long err)
@@ -73,6 +87,9 @@ static int errno_bit(long err)
 	case -ENOMEM:		return M_ENOMEM;
 	case -ETIMEDOUT:	return M_ETIMEDOUT;
 	case -EINTR:		return M_EINTR;
+	case -ENOENT:		return M_ENOENT;
+	case -EALREADY:		return M_EALREADY;
+	case -EMFILE:		return M_EMFILE;
 	default:		return 0x8000;	/* in no set */
 	}
 }
@@ -94,11 +111,22 @@ struct sess {
 	int fd;
 	long long queued;	/* items accepted */
 	long long reaped;	/* records received */
+	/* channels: surely created (ids 1 .. lo), maybe (lo + 1 .. hi) */
+	__u32 chans_lo, chans_hi;
+	unsigned char *closed;	/* [id]: closed by this worker */
+	bool closed_unsure;	/* some close went through a bad pointer */
 };
+
+#define FUZZ_CHAN_CAP	64
+static __u32 max_chans;
+/* the session whose items gen_items() is writing */
+static const struct sess *cur_sess;
 
 struct wstats {
 	long long calls, enotty, submits, accepted, waits, reaped, versions;
-	long long eintr, reopen, violations;
+	long long eintr, reopen, violations, creates, closes;
+	long long enoent, chan_ends;	/* items refused -ENOENT; records
+					   of SEND/RECV that met a close */
 };
 
 static struct wstats st;
@@ -210,6 +238,32 @@ static __u64 pick_ptr(unsigned char *good, size_t good_len, size_t elem)
 
 /* ---- the item model --------------------------------------------------- */
 
+/* Whether channel @id of @s exists: M_OK, M_ENOENT or both (unsure). */
+static int chan_exists(const struct sess *s, __u64 id)
+{
+	if (!id || id > s->chans_hi)
+		return M_ENOENT;
+	return id <= s->chans_lo ? M_OK : M_OK | M_ENOENT;
+}
+
+/*
+ * A SEND or RECV with good arguments: queued when its channels are the
+ * session's (args[0], and RECV's args[2] unless 0), else -ENOENT.
+ */
+static int chan_model(const struct wsx_req *r)
+{
+	int m = chan_exists(cur_sess, r->args[0]), f;
+
+	if (r->op == WSX_OP_RECV && r->args[2]) {
+		f = chan_exists(cur_sess, r->args[2]);
+		/* ENOENT if either is surely missing; OK only if both are */
+		if ((m | f) == M_ENOENT || m == M_ENOENT || f == M_ENOENT)
+			return M_ENOENT;
+		m |= f;
+	}
+	return m;
+}
+
 /* The errnos the ABI allows for @r (M_OK when it may be queued). */
 static int item_model(const struct wsx_req *r)
 {
@@ -219,6 +273,8 @@ static int item_model(const struct wsx_req *r)
 		(f & WSX_EXPECT_ENXIO ? M_ENXIO : 0);
 	long long rd;
 
+	if (!m && (r->op == WSX_OP_SEND || r->op == WSX_OP_RECV))
+		return chan_model(r);
 	if (!m && r->op == WSX_OP_CRC32C) {
 		rd = readable_from(r->args[0]);
 		if (r->args[0] + r->args[1] < r->args[0])
@@ -265,6 +321,33 @@ static void sanitize(struct wsx_req *r)
 		if (r->args[1] > (1 << 20) && r->args[1] <= WSX_CRC32C_MAX_LEN)
 			r->args[1] = 1 + r->args[1] % (1 << 20);
 		break;
+	case WSX_OP_SEND:
+		if (r->args[2] && r->args[2] <= WSX_CHAN_COUNT_MAX)
+			r->args[2] = 1 + r->args[2] % 16;
+		break;
+	case WSX_OP_RECV:
+		if (r->args[1] && r->args[1] <= WSX_CHAN_COUNT_MAX)
+			r->args[1] = 1 + r->args[1] % 16;
+		if (r->args[3] <= 10 * NSEC_PER_MSEC)
+			r->args[3] %= 20000;
+		break;
+	}
+}
+
+/* A channel id for an item of the session: mostly one it has. */
+static __u64 pick_chan_id(void)
+{
+	__u32 hi = cur_sess->chans_hi;
+
+	switch (rnd(10)) {
+	case 0:
+		return 0;
+	case 1:
+		return hi + 1 + rnd(3);
+	case 2:
+		return rnd(4) ? rnd(hi + 4) : rng();
+	default:
+		return hi ? 1 + rnd(hi) : 1;
 	}
 }
 
@@ -275,7 +358,7 @@ static void valid_item(struct wsx_req *r)
 
 	memset(r, 0, sizeof(*r));
 	r->user_data = rng();
-	r->op = rnd(6);
+	r->op = rnd(8);
 	r->place = rnd(3);
 	if (r->place == WSX_PLACE_P)
 		r->target = rnd(nprocs);
@@ -304,6 +387,17 @@ static void valid_item(struct wsx_req *r)
 			r->args[1] = area_len - off;
 		r->args[2] = rnd(5) == 4 ? 4096 + rnd(100000) :
 			     chunks[rnd(4)];
+		break;
+	case WSX_OP_SEND:
+		r->args[0] = pick_chan_id();
+		r->args[1] = rng();
+		r->args[2] = 1 + rnd(16);
+		break;
+	case WSX_OP_RECV:
+		r->args[0] = pick_chan_id();
+		r->args[1] = 1 + rnd(16);
+		r->args[2] = rnd(3) ? 0 : pick_chan_id();
+		r->args[3] = rnd(2) ? 0 : rnd(20000);
 		break;
 	}
 }
@@ -401,7 +495,8 @@ static void check_submit(struct sess *s, const struct wsx_submit *in,
 		s->queued += ret;
 	if (ret >= 0 ? ret > WSX_SUBMIT_MAX || ret == 0 :
 	    !(errno_bit(ret) & (M_EINVAL | M_E2BIG | M_ENXIO |
-				M_EFAULT | M_EAGAIN | M_ENOMEM))) {
+				M_EFAULT | M_EAGAIN | M_ENOMEM |
+				M_ENOENT))) {
 		VIOLATION("SUBMIT returned %ld", ret);
 		return;
 	}
@@ -423,6 +518,7 @@ static void check_submit(struct sess *s, const struct wsx_submit *in,
 		return;
 	}
 	q = ret > 0 ? ret : 0;
+	st.enoent += out->error == -ENOENT;
 	if (ret > 0 ? out->queued != q ||
 		      (q == in->count) != (out->error == 0) :
 	    out->queued != 0 || out->error != ret) {
@@ -489,6 +585,7 @@ static void do_submit(struct sess *s)
 		sub.items = pick_ptr(items_area, area_len,
 				     sizeof(struct wsx_req));
 	}
+	cur_sess = s;
 	room = writable_from(sub.items);
 	if (room > 0 && sub.items >= (uintptr_t)items_area &&
 	    sub.items < (uintptr_t)items_area + area_len &&
@@ -526,7 +623,13 @@ static void check_records(const struct wsx_completion *recs, long n)
 	for (long i = 0; i < n; i++) {
 		const struct wsx_completion *r = &recs[i];
 
-		if ((r->status && r->status != -ENOMEM) || r->reserved[0] ||
+		/* SEND and RECV end with -EPIPE, -ENODATA or -EAGAIN */
+		bool chan_end = r->status == -EPIPE ||
+				r->status == -ENODATA || r->status == -EAGAIN;
+
+		st.chan_ends += chan_end;
+		if ((r->status && r->status != -ENOMEM && !chan_end) ||
+		    r->reserved[0] ||
 		    r->reserved[1] || r->reserved[2] ||
 		    r->queued_ns > r->started_ns ||
 		    r->started_ns > r->finished_ns || !r->nodes) {
@@ -677,7 +780,9 @@ static void do_other(struct sess *s, bool magic)
 			 _IOC_TYPE(cmd) == WSX_IOC_MAGIC);
 	}
 	if (cmd == WSX_IOC_VERSION || cmd == WSX_IOC_SUBMIT ||
-	    cmd == WSX_IOC_WAIT)
+	    cmd == WSX_IOC_WAIT || cmd == WSX_IOC_RING_SETUP ||
+	    cmd == WSX_IOC_ENTER || cmd == WSX_IOC_CHAN_CREATE ||
+	    cmd == WSX_IOC_CHAN_CLOSE)
 		return;		/* a real one: done elsewhere */
 	ret = wsx_test_ioctl(s->fd, cmd, arg);
 	st.enotty++;
@@ -705,6 +810,117 @@ static void do_version(struct sess *s)
 		  v.reserved[0] || v.reserved[1] || v.reserved[2]))
 		VIOLATION("VERSION: major %u nprocs %u", v.abi_major,
 			  v.nprocs);
+}
+
+/* ---- WSX_IOC_CHAN_CREATE and WSX_IOC_CHAN_CLOSE ----------------------- */
+
+static void do_chan_create(struct sess *s)
+{
+	struct wsx_chan_create cc, *p = &cc;
+	bool local = rnd(6) != 0;
+	long ret;
+	int m = 0;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.cap = rnd(4) ? rnd(FUZZ_CHAN_CAP + 1) :
+		 rnd(2) ? FUZZ_CHAN_CAP + 1 + rnd(4) : (__u32)rng();
+	cc.id = rng();
+	if (rnd(10) == 0)
+		cc.flags = 1U << rnd(32);
+	if (rnd(10) == 0)
+		cc.reserved = 1 + rnd(100);
+	st.creates++;
+	if (!local) {
+		__u64 at = pick_ptr(data_area, area_len, sizeof(cc));
+
+		if (writable_from(at) >= (long long)sizeof(cc) && rnd(2))
+			memcpy((void *)(uintptr_t)at, &cc, sizeof(cc));
+		p = (void *)(uintptr_t)at;
+	}
+	ret = wsx_test_ioctl(s->fd, WSX_IOC_CHAN_CREATE, p);
+	if (!local) {
+		if (!(errno_bit(ret) & (M_EINVAL | M_E2BIG | M_EMFILE |
+					M_EFAULT | M_ENOMEM)) && ret)
+			VIOLATION("CHAN_CREATE (struct elsewhere) returned %ld",
+				  ret);
+		/* created, or maybe: copied in, not written back */
+		if (!ret || ret == -EFAULT)
+			s->chans_hi++;
+		return;
+	}
+	if (cc.flags || cc.reserved)
+		m = M_EINVAL;
+	else if (cc.cap > FUZZ_CHAN_CAP)
+		m = M_E2BIG;
+	else if (s->chans_lo >= max_chans)
+		m = M_EMFILE;
+	else
+		m = M_OK | M_ENOMEM | (s->chans_hi >= max_chans ? M_EMFILE : 0);
+	if (!ret) {
+		if (!(m & M_OK) || cc.id <= s->chans_lo ||
+		    cc.id > s->chans_hi + 1)
+			VIOLATION("CHAN_CREATE(cap %u flags %#x) gave id %u with %u..%u channels",
+				  cc.cap, cc.flags, cc.id, s->chans_lo,
+				  s->chans_hi);
+		/* ids come in order: now exactly cc.id channels */
+		s->chans_lo = s->chans_hi = cc.id;
+	} else if (!(errno_bit(ret) & m)) {
+		VIOLATION("CHAN_CREATE(cap %u flags %#x reserved %u) with %u..%u channels returned %ld, allowed %#x",
+			  cc.cap, cc.flags, cc.reserved, s->chans_lo,
+			  s->chans_hi, ret, m);
+	}
+}
+
+static void do_chan_close(struct sess *s)
+{
+	bool local = rnd(6) != 0;
+	__u32 id, *p = &id;
+	long ret;
+	int m;
+
+	id = rnd(8) ? (s->chans_hi ? 1 + rnd(s->chans_hi) : 1) :
+	     rnd(2) ? 0 : (__u32)rng();
+	st.closes++;
+	if (!local) {
+		__u64 at = pick_ptr(data_area, area_len, sizeof(id));
+
+		p = (void *)(uintptr_t)at;
+		ret = wsx_test_ioctl(s->fd, WSX_IOC_CHAN_CLOSE, p);
+		if (ret && !(errno_bit(ret) & (M_ENOENT | M_EALREADY |
+					       M_EFAULT)))
+			VIOLATION("CHAN_CLOSE (id elsewhere) returned %ld",
+				  ret);
+		if (!ret)
+			s->closed_unsure = true;
+		return;
+	}
+	ret = wsx_test_ioctl(s->fd, WSX_IOC_CHAN_CLOSE, p);
+	m = chan_exists(s, id);
+	if (m & M_OK) {
+		/* it exists, or may: closed before, surely or maybe */
+		if (id <= max_chans && s->closed[id])
+			m = (m & ~M_OK) | M_EALREADY;
+		else if (s->closed_unsure)
+			m |= M_EALREADY;
+	}
+	if (ret ? !(errno_bit(ret) & m) : !(m & M_OK))
+		VIOLATION("CHAN_CLOSE(%u) with %u..%u channels returned %ld, allowed %#x",
+			  id, s->chans_lo, s->chans_hi, ret, m);
+	if ((!ret || ret == -EALREADY) && id <= max_chans)
+		s->closed[id] = 1;
+}
+
+/* Close every channel @s may have: its waiting items end. */
+static void close_all_chans(struct sess *s)
+{
+	for (__u32 id = 1; id <= s->chans_hi; id++)
+		wsx_test_ioctl(s->fd, WSX_IOC_CHAN_CLOSE, &id);
+}
+
+static struct sess new_sess(void)
+{
+	return (struct sess){ .fd = wsx_test_open(),
+			      .closed = calloc(max_chans + 2, 1) };
 }
 
 static void on_alarm(int sig)
@@ -748,7 +964,9 @@ static int worker(int id, __u64 seed, long calls)
 	if (setup_areas())
 		return 2;
 	for (int i = 0; i < 2; i++) {
-		s[i] = (struct sess){ .fd = wsx_test_open() };
+		s[i] = new_sess();
+		if (!s[i].closed)
+			return 2;
 		if (s[i].fd < 0) {
 			fprintf(stderr, "# worker %d (uid %u): open %s: %s\n",
 				id, (unsigned int)geteuid(), WSX_DEVICE_PATH,
@@ -770,7 +988,11 @@ static int worker(int id, __u64 seed, long calls)
 			do_other(ss, true);
 		} else if (pick < 12) {
 			do_other(ss, false);
+		} else if (pick < 14) {
+			do_chan_create(ss);
 		} else if (pick < 16) {
+			do_chan_close(ss);
+		} else if (pick < 17) {
 			do_version(ss);
 		} else if (pick < 54) {
 			do_submit(ss);
@@ -781,22 +1003,26 @@ static int worker(int id, __u64 seed, long calls)
 		} else if (ss == &s[1]) {
 			/* close with work in flight, open again */
 			close(ss->fd);
-			*ss = (struct sess){ .fd = wsx_test_open() };
+			free(ss->closed);
+			*ss = new_sess();
 			st.reopen++;
-			if (ss->fd < 0)
+			if (ss->fd < 0 || !ss->closed)
 				return 2;
 		}
 	}
 	it = (struct itimerval){ 0 };
 	setitimer(ITIMER_REAL, &it, NULL);
+	close_all_chans(&s[0]);
 	drain(&s[0]);
 	close(s[0].fd);
 	close(s[1].fd);
-	printf("# worker %d (uid %u): %lld calls in %llu ms: %lld SUBMIT (%lld items queued on the drained session), %lld WAIT (%lld -EINTR), %lld VERSION, %lld other commands, %lld reopens, %lld violations\n",
+	printf("# worker %d (uid %u): %lld calls in %llu ms: %lld SUBMIT (%lld items queued on the drained session), %lld WAIT (%lld -EINTR), %lld VERSION, %lld CHAN_CREATE (%u channels on the drained session), %lld CHAN_CLOSE, %lld SUBMIT stopped at -ENOENT, %lld records -EPIPE/-ENODATA/-EAGAIN, %lld other commands, %lld reopens, %lld violations\n",
 	       id, (unsigned int)geteuid(), st.calls,
 	       (unsigned long long)(wsx_test_now_ns() - t0) / NSEC_PER_MSEC,
 	       st.submits, s[0].queued, st.waits, st.eintr, st.versions,
-	       st.enotty, st.reopen, st.violations);
+	       st.creates, s[0].chans_hi, st.closes, st.enoent, st.chan_ends,
+	       st.enotty, st.reopen,
+	       st.violations);
 	return st.violations ? 1 : 0;
 }
 
@@ -804,6 +1030,7 @@ static int worker(int id, __u64 seed, long calls)
 
 FIXTURE(fuzz) {
 	char saved_max_ns[32];
+	char saved_chan_cap[32];
 	char saved_fd_limit[32];
 	char saved_total_limit[32];
 };
@@ -816,6 +1043,8 @@ FIXTURE_SETUP(fuzz)
 				    sizeof(self->saved_fd_limit)));
 	ASSERT_EQ(0, wsx_test_param("max_inflight", self->saved_total_limit,
 				    sizeof(self->saved_total_limit)));
+	ASSERT_EQ(0, wsx_test_param("max_chan_cap", self->saved_chan_cap,
+				    sizeof(self->saved_chan_cap)));
 }
 
 FIXTURE_TEARDOWN(fuzz)
@@ -825,6 +1054,7 @@ FIXTURE_TEARDOWN(fuzz)
 	wsx_test_param_set("max_item_ns", self->saved_max_ns);
 	wsx_test_param_set("max_inflight_fd", self->saved_fd_limit);
 	wsx_test_param_set("max_inflight", self->saved_total_limit);
+	wsx_test_param_set("max_chan_cap", self->saved_chan_cap);
 }
 
 struct once {
@@ -872,6 +1102,10 @@ TEST_F_TIMEOUT(fuzz, random_ioctls_then_normal_work, 600)
 	snprintf(buf, sizeof(buf), "%llu", FUZZ_MAX_NS);
 	ASSERT_EQ(0, wsx_test_param_set("max_item_ns", buf));
 	max_ns = FUZZ_MAX_NS;
+	snprintf(buf, sizeof(buf), "%u", FUZZ_CHAN_CAP);
+	ASSERT_EQ(0, wsx_test_param_set("max_chan_cap", buf));
+	ASSERT_EQ(0, wsx_test_param("max_chans", buf, sizeof(buf)));
+	max_chans = strtoul(buf, NULL, 10);
 	ASSERT_EQ(0, wsx_test_group_device(&node, &gid));
 	TH_LOG("seed %llu: %ld calls from %d processes, %d Ps; workers 1 "
 	       "and 3 as uid %d in group %u",
@@ -907,6 +1141,8 @@ TEST_F_TIMEOUT(fuzz, random_ioctls_then_normal_work, 600)
 	EXPECT_EQ(0, failed);
 	EXPECT_EQ(0, wsx_test_restore_device(&node));
 	ASSERT_EQ(0, wsx_test_param_set("max_item_ns", self->saved_max_ns));
+	ASSERT_EQ(0, wsx_test_param_set("max_chan_cap",
+					self->saved_chan_cap));
 
 	/*
 	 * Normal work, with both limits at its size: all 10,000 are queued

@@ -19,9 +19,15 @@
  * wider one at least doubles the count at each level: 22 levels at most),
  * FIB takes at most WSX_FIB_MAX steps, CRC32C's count is a division.
  *
+ * SEND and RECV (ABI 1.2) name channels of the session: what this header
+ * predicts of them is only their arguments' checks; whether the ids exist
+ * (-ENOENT), and their results, depend on the session and on the other
+ * items, which the caller models.
+ *
  * The module's own code for the same: wsx_req_check() (the order of the
  * checks), the check functions of the op table (kmod/ops.c),
- * wsx_spawn_nodes() and wsx_crc_left() (how a CRC32C range splits).
+ * wsx_spawn_nodes() and wsx_crc_left() (how a CRC32C range splits);
+ * wsx_send_check() and wsx_recv_check() for SEND and RECV.
  */
 #ifndef WSX_OP_EXPECT_H
 #define WSX_OP_EXPECT_H
@@ -31,7 +37,7 @@
 #include <linux/wsx.h>
 
 /* A new op fails the build here until what it does is written below. */
-_Static_assert(WSX_OP_LAST == WSX_OP_CRC32C + 1,
+_Static_assert(WSX_OP_LAST == WSX_OP_RECV + 1,
 	       "an op this header does not know");
 
 /* CRC32C's chunk (args[2]): at least 4 KiB; 0 asks for 64 KiB. */
@@ -148,6 +154,23 @@ static inline __u64 wsx_expect_crc32c_nodes(__u64 len, __u64 chunk)
 	return chunks ? 2 * chunks - 1 : 0;
 }
 
+/*
+ * The count of a SEND (args[2]) or a RECV (args[1]): 0 is EINVAL, over
+ * WSX_CHAN_COUNT_MAX E2BIG.
+ */
+static inline unsigned int wsx_expect_chan_count_faults(__u64 count)
+{
+	if (!count)
+		return WSX_EXPECT_EINVAL;
+	return count > WSX_CHAN_COUNT_MAX ? WSX_EXPECT_E2BIG : 0;
+}
+
+/* A channel id that does not fit the ABI's __u32: EINVAL. */
+static inline unsigned int wsx_expect_chan_id_faults(__u64 id)
+{
+	return id > 0xffffffffULL ? WSX_EXPECT_EINVAL : 0;
+}
+
 /* Whether args[@from] .. args[3] of @req are all zero. */
 static inline bool wsx_expect_args_zero(const struct wsx_req *req,
 					unsigned int from)
@@ -211,6 +234,19 @@ static inline unsigned int wsx_expect_op_faults(const struct wsx_req *req,
 		    (a[2] && a[2] < WSX_EXPECT_CRC32C_CHUNK_MIN))
 			f |= WSX_EXPECT_EINVAL;
 		if (a[1] > WSX_CRC32C_MAX_LEN || a[2] > WSX_CRC32C_MAX_LEN)
+			f |= WSX_EXPECT_E2BIG;
+		break;
+	case WSX_OP_SEND:
+		if (a[3])
+			f |= WSX_EXPECT_EINVAL;
+		f |= wsx_expect_chan_id_faults(a[0]) |
+		     wsx_expect_chan_count_faults(a[2]);
+		break;
+	case WSX_OP_RECV:
+		f |= wsx_expect_chan_id_faults(a[0]) |
+		     wsx_expect_chan_id_faults(a[2]) |
+		     wsx_expect_chan_count_faults(a[1]);
+		if (a[3] > max_item_ns)
 			f |= WSX_EXPECT_E2BIG;
 		break;
 	default:
@@ -304,14 +340,15 @@ static inline int wsx_expect_req_check(const struct wsx_req *req,
 struct wsx_expect_rec {
 	__u64 result;		/* when result_known */
 	__u32 nodes;
-	bool result_known;	/* false for CRC32C: a checksum of memory */
+	bool result_known;	/* false for CRC32C (a checksum of memory), RECV */
 };
 
 /*
  * wsx_expect_record - the nodes and, where the arguments decide it, the
  * result of @req's record (status 0), for a request the module takes.
  * CRC32C's result is the checksum of the caller's buffer, which the
- * caller computes.  max_item_ns is not looked at (it changes no record);
+ * caller computes; RECV's the sum of the values the senders sent, and
+ * SEND's is its count only when it ran to its end (status 0).  max_item_ns is not looked at (it changes no record);
  * a request of a refused op or argument gives all zero.
  */
 static inline struct wsx_expect_rec
@@ -334,6 +371,16 @@ wsx_expect_record(const struct wsx_req *req)
 		break;
 	case WSX_OP_CRC32C:
 		r.nodes = wsx_expect_crc32c_nodes(a[1], a[2]);
+		r.result_known = false;
+		break;
+	/*
+	 * SEND and RECV: nodes is 1 here, the least; the module counts one
+	 * more run each time the item parked and was readied (wsx_park()).
+	 */
+	case WSX_OP_SEND:	/* when all its values were sent */
+		r.result = a[2];
+		break;
+	case WSX_OP_RECV:	/* the values' sum: the senders decide it */
 		r.result_known = false;
 		break;
 	}

@@ -54,6 +54,25 @@ void wsx_item_crc32c(struct wsx_req *item, const void *buf, size_t len,
 	item->args[2] = chunk;
 }
 
+void wsx_item_send(struct wsx_req *item, unsigned int chan, __u64 first,
+		   __u64 count, __u64 user_data)
+{
+	item_init(item, WSX_OP_SEND, user_data);
+	item->args[0] = chan;
+	item->args[1] = first;
+	item->args[2] = count;
+}
+
+void wsx_item_recv(struct wsx_req *item, unsigned int chan, __u64 count,
+		   unsigned int forward, __u64 ns, __u64 user_data)
+{
+	item_init(item, WSX_OP_RECV, user_data);
+	item->args[0] = chan;
+	item->args[1] = count;
+	item->args[2] = forward;
+	item->args[3] = ns;
+}
+
 void wsx_item_place(struct wsx_req *item, enum wsx_place place,
 		    unsigned int target)
 {

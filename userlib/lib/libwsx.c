@@ -16,6 +16,8 @@ _Static_assert(sizeof(struct wsx_req) == 64, "wsx_req ABI size");
 _Static_assert(sizeof(struct wsx_submit) == 32, "wsx_submit ABI size");
 _Static_assert(sizeof(struct wsx_completion) == 64, "wsx_completion ABI size");
 _Static_assert(sizeof(struct wsx_wait) == 40, "wsx_wait ABI size");
+_Static_assert(sizeof(struct wsx_chan_create) == 16,
+	       "wsx_chan_create ABI size");
 
 struct wsx {
 	int fd;
@@ -170,4 +172,29 @@ int wsx_wait(struct wsx *w, struct wsx_completion *recs, unsigned int max,
 		.timeout_ns = timeout_ns,
 	};
 	return wsx_ioctl(w->fd, WSX_IOC_WAIT, &wt);
+}
+
+int wsx_chan_create(struct wsx *w, unsigned int cap, unsigned int *id)
+{
+	struct wsx_chan_create cc = { .cap = cap };
+	int ret;
+
+	if (!w || !id)
+		return -EINVAL;
+	ret = wsx_ioctl(w->fd, WSX_IOC_CHAN_CREATE, &cc);
+	if (ret < 0)
+		return ret;
+	*id = cc.id;
+	return 0;
+}
+
+int wsx_chan_close(struct wsx *w, unsigned int id)
+{
+	__u32 arg = id;
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	ret = wsx_ioctl(w->fd, WSX_IOC_CHAN_CLOSE, &arg);
+	return ret < 0 ? ret : 0;
 }

@@ -30,6 +30,33 @@ static struct {
 	__u32 sq_head_k, cq_tail_k, sub_total;
 } ring;
 
+/*
+ * Channels (ABI 1.2), simpler than the module's: a channel's buffer has
+ * no bound, so a SEND never waits (it queues all its values, or ends
+ * -EPIPE on a closed channel); a RECV takes what the buffer holds and,
+ * when that is not all, waits with its record held back until SENDs or a
+ * close end it.  @cap is kept only to check it.
+ */
+struct fchan {
+	uint32_t cap;
+	bool closed;
+	uint64_t *vals;
+	size_t head, tail, size;
+};
+
+/* A RECV waiting for values: its record, where it goes, what is left. */
+struct fpend {
+	struct wsx_completion rec;
+	uint32_t chan, forward;
+	uint64_t left;
+	bool ring;		/* its record goes to the CQ */
+	struct fpend *next;
+};
+
+static struct fchan *chans;
+static uint32_t nchans;
+static struct fpend *pend_head, **pend_tail = &pend_head;
+
 static uint64_t env_knob(const char *name, uint64_t def)
 {
 	const char *s = getenv(name);
@@ -37,8 +64,25 @@ static uint64_t env_knob(const char *name, uint64_t def)
 	return s && *s ? strtoull(s, NULL, 0) : def;
 }
 
+static void chans_free(void)
+{
+	struct fpend *p;
+
+	for (uint32_t i = 0; i < nchans; i++)
+		free(chans[i].vals);
+	free(chans);
+	chans = NULL;
+	nchans = 0;
+	while ((p = pend_head)) {
+		pend_head = p->next;
+		free(p);
+	}
+	pend_tail = &pend_head;
+}
+
 void fakewsx_reset(void)
 {
+	chans_free();
 	free(ring.mem);
 	memset(&ring, 0, sizeof(ring));
 	free(recs);
@@ -55,6 +99,8 @@ void fakewsx_reset(void)
 	fakewsx.inflight_max = env_knob("FAKEWSX_INFLIGHT_MAX", UINT64_MAX);
 	fakewsx.corrupt = env_knob("FAKEWSX_CORRUPT", 0);
 	fakewsx.max_item_ns = env_knob("FAKEWSX_MAX_ITEM_NS", 10000000);
+	fakewsx.max_chans = env_knob("FAKEWSX_MAX_CHANS", 1024);
+	fakewsx.max_chan_cap = env_knob("FAKEWSX_MAX_CHAN_CAP", 65536);
 }
 
 __attribute__((constructor))
@@ -85,6 +131,121 @@ static void run_op(const struct wsx_req *it, struct wsx_completion *c)
 		    crc32c(0, (const void *)(uintptr_t)it->args[0], it->args[1]);
 }
 
+static struct fchan *chan_of(uint64_t id)
+{
+	return id && id <= nchans ? &chans[id - 1] : NULL;
+}
+
+static int chan_put(struct fchan *ch, uint64_t v)
+{
+	uint64_t *p;
+
+	if (ch->closed)
+		return -EPIPE;
+	if (ch->tail == ch->size) {
+		ch->size = ch->size ? ch->size * 2 : 64;
+		p = realloc(ch->vals, ch->size * sizeof(*p));
+		if (!p)
+			abort();
+		ch->vals = p;
+	}
+	ch->vals[ch->tail++] = v;
+	return 0;
+}
+
+/*
+ * Takes values from @p's channel while it has some: 0 when @p is done
+ * (its record's status set), 1 while it waits.
+ */
+static int recv_step(struct fpend *p)
+{
+	struct fchan *ch = chan_of(p->chan), *fwd = chan_of(p->forward);
+	uint64_t v;
+
+	while (p->left) {
+		if (ch->head == ch->tail) {
+			if (!ch->closed)
+				return 1;
+			p->rec.status = -ENODATA;
+			return 0;
+		}
+		v = ch->vals[ch->head++];
+		p->rec.result += v;
+		p->left--;
+		if (fwd && chan_put(fwd, v)) {
+			p->rec.status = -EPIPE;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static void emit_record(const struct wsx_completion *c, bool to_ring);
+
+/* Ends the waiting RECVs that can end now, oldest first, until none can. */
+static void serve_pending(void)
+{
+	struct fpend **pp, *p;
+	bool again = true;
+
+	while (again) {
+		again = false;
+		for (pp = &pend_head; (p = *pp);) {
+			if (recv_step(p)) {
+				pp = &p->next;
+				continue;
+			}
+			*pp = p->next;
+			if (!*pp)
+				pend_tail = pp;
+			p->rec.finished_ns = now_ns();
+			emit_record(&p->rec, p->ring);
+			free(p);
+			again = true;	/* a forward may feed another */
+		}
+	}
+}
+
+/*
+ * SEND and RECV of accepted @it into @c: 0 when done, 1 when the RECV
+ * waits (the fake then owns its record).
+ */
+static int run_chan_op(const struct wsx_req *it, struct wsx_completion *c,
+		       bool to_ring)
+{
+	struct fpend *p;
+	uint64_t i;
+
+	if (it->op == WSX_OP_SEND) {
+		for (i = 0; i < it->args[2]; i++)
+			if (chan_put(chan_of(it->args[0]), it->args[1] + i)) {
+				c->status = -EPIPE;
+				break;
+			}
+		c->result = i;
+		serve_pending();
+		return 0;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		abort();
+	p->rec = *c;
+	p->chan = it->args[0];
+	p->forward = it->args[2];
+	p->left = it->args[1];
+	p->ring = to_ring;
+	if (pend_head || recv_step(p)) {	/* behind the others: in order */
+		*pend_tail = p;
+		pend_tail = &p->next;
+		serve_pending();
+		return 1;
+	}
+	*c = p->rec;
+	free(p);
+	serve_pending();
+	return 0;
+}
+
 static struct wsx_completion *new_record(void)
 {
 	struct wsx_completion *p;
@@ -99,9 +260,12 @@ static struct wsx_completion *new_record(void)
 	return memset(&recs[recs_tail], 0, sizeof(*recs));
 }
 
-/* Checks and runs @it into @c, allowing @flags_ok; 0 or -errno. */
+/*
+ * Checks and runs @it into @c, allowing @flags_ok; 0 or -errno.  *@waits
+ * is set when the item waits on a channel: its record comes later.
+ */
 static int run_item(const struct wsx_req *it, __u16 flags_ok,
-		    struct wsx_completion *c)
+		    struct wsx_completion *c, bool to_ring, bool *waits)
 {
 	int ret;
 
@@ -115,27 +279,40 @@ static int run_item(const struct wsx_req *it, __u16 flags_ok,
 				   fakewsx.max_item_ns);
 	if (ret)
 		return ret;
-	run_op(it, c);
-	c->result += fakewsx.corrupt;
+	if ((it->op == WSX_OP_SEND || it->op == WSX_OP_RECV) &&
+	    (!chan_of(it->args[0]) ||
+	     (it->op == WSX_OP_RECV && it->args[2] && !chan_of(it->args[2]))))
+		return -ENOENT;
+	*waits = false;
 	c->cpu = fakewsx.queued % fakewsx.version.nprocs;
 	c->queued_ns = c->started_ns = now_ns();
-	c->finished_ns = now_ns();
 	fakewsx.queued++;
+	if (it->op == WSX_OP_SEND || it->op == WSX_OP_RECV) {
+		c->nodes = 1;
+		*waits = run_chan_op(it, c, to_ring);
+	} else {
+		run_op(it, c);
+	}
+	c->result += fakewsx.corrupt;
+	c->finished_ns = now_ns();
 	return 0;
 }
 
 static int queue_item(const struct wsx_req *it)
 {
 	struct wsx_completion c;
+	bool waits;
 	int ret;
 
 	if (recs_tail - recs_head >= fakewsx.inflight_max)
 		return -EAGAIN;
-	ret = run_item(it, 0, &c);
+	ret = run_item(it, 0, &c, false, &waits);
 	if (ret)
 		return ret;
-	*new_record() = c;
-	recs_tail++;
+	if (!waits) {
+		*new_record() = c;
+		recs_tail++;
+	}
 	return 0;
 }
 
@@ -237,13 +414,68 @@ static int fake_ring_setup(int fd, struct wsx_ring_setup *p)
 	return 0;
 }
 
+/* A record of an item that waited: to the WAIT queue or to the CQ. */
+static void emit_record(const struct wsx_completion *c, bool to_ring)
+{
+	struct wsx_completion *cqes;
+
+	if (!to_ring) {
+		*new_record() = *c;
+		recs_tail++;
+		return;
+	}
+	cqes = (void *)(ring.mem + ring.p.cqes);
+	cqes[ring.cq_tail_k++ & (ring.p.cq_entries - 1)] = *c;
+	__atomic_store_n(ring_word(ring.p.cq_tail), ring.cq_tail_k,
+			 __ATOMIC_RELEASE);
+}
+
+static int fake_chan_create(struct wsx_chan_create *cc)
+{
+	struct fchan *p;
+
+	if (fakewsx.version.abi_minor < 2)
+		return -ENOTTY;
+	if (cc->flags || cc->reserved)
+		return -EINVAL;
+	if (cc->cap > fakewsx.max_chan_cap)
+		return -E2BIG;
+	if (nchans >= fakewsx.max_chans)
+		return -EMFILE;
+	p = realloc(chans, (nchans + 1) * sizeof(*chans));
+	if (!p)
+		return -ENOMEM;
+	chans = p;
+	chans[nchans] = (struct fchan){ .cap = cc->cap };
+	cc->id = ++nchans;
+	return 0;
+}
+
+static int fake_chan_close(const __u32 *id)
+{
+	struct fchan *ch;
+
+	if (fakewsx.version.abi_minor < 2)
+		return -ENOTTY;
+	ch = chan_of(*id);
+	if (!ch)
+		return -ENOENT;
+	if (ch->closed)
+		return -EALREADY;
+	ch->closed = true;
+	serve_pending();
+	return 0;
+}
+
 /* ENTER: run what the SQ holds, as far as the CQ has room. */
 static int fake_enter(struct wsx_enter *e)
 {
 	struct wsx_completion *cqes = (void *)(ring.mem + ring.p.cqes);
 	const struct wsx_req *sqes = (const void *)(ring.mem + ring.p.sqes);
 	__u32 n, head, i;
+	struct wsx_completion rec;
 	struct wsx_req it;
+	bool waits;
 	int err;
 
 	if (!ring.mem)
@@ -267,11 +499,13 @@ static int fake_enter(struct wsx_enter *e)
 		}
 		it = sqes[ring.sq_head_k++ & (ring.p.sq_entries - 1)];
 		ring.sub_total++;
-		err = run_item(&it, WSX_REQ_TIMESTAMPS,
-			       &cqes[ring.cq_tail_k & (ring.p.cq_entries - 1)]);
+		waits = false;
+		/* a SEND may emit waiting RECVs' records first: its own after */
+		err = run_item(&it, WSX_REQ_TIMESTAMPS, &rec, true, &waits);
 		if (err)
-			cqes[ring.cq_tail_k & (ring.p.cq_entries - 1)].status = err;
-		ring.cq_tail_k++;
+			rec.status = err;
+		if (!waits)
+			cqes[ring.cq_tail_k++ & (ring.p.cq_entries - 1)] = rec;
 	}
 	e->submitted = i;
 	*ring_word(ring.p.sq_head) = ring.sq_head_k;
@@ -309,6 +543,10 @@ static int fake_ioctl(int fd, unsigned long cmd, void *arg)
 		return fake_ring_setup(fd, arg);
 	case WSX_IOC_ENTER:
 		return fake_enter(arg);
+	case WSX_IOC_CHAN_CREATE:
+		return fake_chan_create(arg);
+	case WSX_IOC_CHAN_CLOSE:
+		return fake_chan_close(arg);
 	default:
 		return fake_wait(arg);
 	}
@@ -325,7 +563,8 @@ int ioctl(int fd, unsigned long cmd, ...)
 	va_end(ap);
 	if (cmd != WSX_IOC_VERSION && cmd != WSX_IOC_SUBMIT &&
 	    cmd != WSX_IOC_WAIT && cmd != WSX_IOC_RING_SETUP &&
-	    cmd != WSX_IOC_ENTER)
+	    cmd != WSX_IOC_ENTER && cmd != WSX_IOC_CHAN_CREATE &&
+	    cmd != WSX_IOC_CHAN_CLOSE)
 		return syscall(SYS_ioctl, fd, cmd, arg);
 	ret = fake_ioctl(fd, cmd, arg);
 	if (ret < 0) {

@@ -7,13 +7,18 @@
  * its completion record.  The rings (ABI 1.1) too: WSX_IOC_RING_SETUP
  * allocates them, mmap(2) of that descriptor at offset 0 returns them (other
  * mmap and munmap calls go to the kernel), WSX_IOC_ENTER runs what the SQ
- * holds into the CQ.  Not thread-safe.
+ * holds into the CQ.  The channels (ABI 1.2): WSX_IOC_CHAN_CREATE and
+ * WSX_IOC_CHAN_CLOSE, and SEND and RECV items on them, with one
+ * simplification: a channel's buffer is unbounded, so a SEND never waits;
+ * a RECV that finds too few values waits, its record held back until
+ * SENDs or the channel's close end it.  Not thread-safe.
  *
  * Linked into a test program, the test sets the knobs of `fakewsx`.  Built
  * as fakewsx.so and preloaded, it takes them from the environment:
  *   FAKEWSX_ABI_MAJOR, FAKEWSX_ABI_MINOR (0: no rings), FAKEWSX_NPROCS,
  *   FAKEWSX_SUBMIT_MAX, FAKEWSX_WAIT_MAX, FAKEWSX_INFLIGHT_MAX,
- *   FAKEWSX_MAX_ITEM_NS			the knobs below
+ *   FAKEWSX_MAX_ITEM_NS, FAKEWSX_MAX_CHANS,
+ *   FAKEWSX_MAX_CHAN_CAP			the knobs below
  *   FAKEWSX_CORRUPT=1				add 1 to every result
  */
 #ifndef WSX_TEST_FAKEWSX_H
@@ -31,7 +36,9 @@ struct fakewsx {
 	int refuse_err;			/* item to refuse with this -errno */
 	bool corrupt;			/* add 1 to every result */
 	uint64_t max_item_ns;		/* the module parameter (10 ms) */
-	unsigned int calls[5];		/* ioctl calls, by command number */
+	uint32_t max_chans;		/* the module parameter (1024) */
+	uint32_t max_chan_cap;		/* the module parameter (65536) */
+	unsigned int calls[7];		/* ioctl calls, by command number */
 	uint64_t queued;		/* items queued so far */
 };
 

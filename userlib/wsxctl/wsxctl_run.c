@@ -39,6 +39,12 @@ const char run_help[] =
 	"                              LEAF_NS\n"
 	"  fib N                       fork-join Fibonacci; the result is\n"
 	"                              checked against fib(N)\n"
+	"  send N                      each item sends N values on a channel\n"
+	"                              (--chan) that one more RECV item of\n"
+	"                              all values receives; its sum is checked\n"
+	"  recv N                      each item receives N values from a\n"
+	"                              channel (--chan) that one more SEND\n"
+	"                              item fills; the results' sum is checked\n"
 	"\n"
 	"Options:\n"
 	"  -n, --count N      items to submit (default 1)\n"
@@ -54,6 +60,10 @@ const char run_help[] =
 	"                     take the items from the rings themselves (not\n"
 	"                     with --ioctl; an error on a module without\n"
 	"                     rings)\n"
+	"  -c, --chan CAP     send and recv: the channel's buffer, in values\n"
+	"                     (default 0: unbuffered; at most the module's\n"
+	"                     max_chan_cap); --count x N values in all, at\n"
+	"                     most 4294967295\n"
 	"  -h, --help         print this help\n"
 	"\n"
 	"Each option may be given once.\n";
@@ -72,7 +82,15 @@ static const struct op_desc ops[] = {
 	[WSX_OP_SPAWN]	= { "spawn", 3, "FANOUT DEPTH LEAF_NS",
 			    { UINT_MAX, UINT_MAX, UINT64_MAX } },
 	[WSX_OP_FIB]	= { "fib", 1, "N", { UINT_MAX } },
+	[WSX_OP_SEND]	= { "send", 1, "N", { WSX_CHAN_COUNT_MAX } },
+	[WSX_OP_RECV]	= { "recv", 1, "N", { WSX_CHAN_COUNT_MAX } },
 };
+
+/* SEND and RECV run with one more item, the other side, as item 0. */
+static bool chan_op(enum wsx_op op)
+{
+	return op == WSX_OP_SEND || op == WSX_OP_RECV;
+}
 
 struct run {
 	/* what to submit */
@@ -85,6 +103,9 @@ struct run {
 	unsigned int batch;
 	bool ioctl;
 	bool pickup;
+	bool chan_given;
+	unsigned int cap;	/* send, recv: the channel's buffer */
+	unsigned int chan;	/* ... its id */
 	/* what came back */
 	unsigned char *seen;	/* bitmap of reaped user_data */
 	uint64_t bogus;		/* records with unknown or repeated user_data */
@@ -94,12 +115,57 @@ struct run {
 	uint64_t result;	/* of the first successful item */
 	uint64_t differ;	/* successful items with another result */
 	uint64_t nodes;
+	uint64_t sum;		/* send, recv: of the successful items */
+	bool other_seen;	/* the other side's record (item 0) */
+	struct wsx_completion other;
 };
+
+/* 0 + 1 + ... + (n - 1), modulo 2^64: the values the channel carries. */
+static uint64_t values_sum(uint64_t n)
+{
+	uint64_t a = n, b = n ? n - 1 : 0;
+
+	if (a % 2 == 0)
+		a /= 2;
+	else
+		b /= 2;
+	return a * b;
+}
+
+/*
+ * SEND and RECV: item 0 is the other side, submitted first (in the rings
+ * a CQ's worth of items in flight must not wait for one not submitted
+ * yet), items 1 .. count the ones asked for; the values are 0 ..
+ * count x N - 1, item i sending or receiving N of them.
+ */
+static void fill_chan_item(struct wsx_req *item, uint64_t index,
+			   const struct run *r)
+{
+	uint64_t n = r->args[0], total = r->count * n;
+
+	if (r->op == WSX_OP_SEND) {
+		if (index)
+			wsx_item_send(item, r->chan, (index - 1) * n, n, index);
+		else
+			wsx_item_recv(item, r->chan, total, 0, 0, 0);
+	} else {
+		if (index)
+			wsx_item_recv(item, r->chan, n, 0, 0, index);
+		else
+			wsx_item_send(item, r->chan, 0, total, 0);
+	}
+}
 
 static void fill_run_item(struct wsx_req *item, uint64_t index, void *ctx)
 {
 	const struct run *r = ctx;
 
+	if (chan_op(r->op)) {
+		fill_chan_item(item, index, r);
+		wsx_item_place(item, r->place, r->target);
+		wsx_item_delay(item, r->delay_ns);
+		return;
+	}
 	switch (r->op) {
 	case WSX_OP_SPIN:
 		wsx_item_spin(item, r->args[0], index);
@@ -122,12 +188,18 @@ static void fill_run_item(struct wsx_req *item, uint64_t index, void *ctx)
 	wsx_item_delay(item, r->delay_ns);
 }
 
+/* Items of the run, the other side of send and recv included. */
+static uint64_t run_total(const struct run *r)
+{
+	return r->count + chan_op(r->op);
+}
+
 /* Marks @user_data reaped; false if it is unknown or was reaped before. */
 static bool mark_seen(struct run *r, uint64_t user_data)
 {
 	unsigned char bit = 1U << (user_data % 8);
 
-	if (user_data >= r->count || r->seen[user_data / 8] & bit)
+	if (user_data >= run_total(r) || r->seen[user_data / 8] & bit)
 		return false;
 	r->seen[user_data / 8] |= bit;
 	return true;
@@ -141,7 +213,14 @@ static void complete_run_item(const struct wsx_completion *rec, void *ctx)
 		r->bogus++;
 		return;
 	}
+	if (chan_op(r->op) && !rec->user_data) {
+		r->other = *rec;
+		r->other_seen = true;
+		return;
+	}
 	r->nodes += rec->nodes;
+	if (!rec->status)
+		r->sum += rec->result;
 	if (rec->status) {
 		if (!r->failures++)
 			r->first_status = rec->status;
@@ -181,14 +260,15 @@ static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
 		{ "delay", required_argument, NULL, 'd' },
 		{ "ioctl", no_argument, NULL, 'I' },
 		{ "pickup", no_argument, NULL, 'P' },
+		{ "chan", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	unsigned int given = 0, i;
-	uint64_t batch;
+	uint64_t batch, cap;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":n:p:b:d:h", longopts,
+	while ((c = getopt_long(argc, argv, ":n:p:b:d:c:h", longopts,
 				NULL)) != -1) {
 		/* a second value would silently override the first */
 		for (i = 0; longopts[i].name && longopts[i].val != c; i++)
@@ -226,6 +306,13 @@ static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
 		case 'P':
 			r->pickup = true;
 			break;
+		case 'c':
+			if (parse_number(optarg, UINT32_MAX, &cap))
+				return usage_error(cmd, "bad --chan '%s': values 0..%u",
+						   optarg, UINT32_MAX);
+			r->cap = cap;
+			r->chan_given = true;
+			break;
 		default:
 			return common_option(cmd, c, argv);
 		}
@@ -245,7 +332,7 @@ static int parse_op(const struct cmd *cmd, struct run *r, int argc,
 	if (argc < 1)
 		return usage_error(cmd, "no OP given");
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (!strcmp(argv[0], ops[i].name))
+		if (ops[i].name && !strcmp(argv[0], ops[i].name))
 			break;
 	if (i == sizeof(ops) / sizeof(ops[0]))
 		return usage_error(cmd, "unknown OP '%s'", argv[0]);
@@ -257,6 +344,14 @@ static int parse_op(const struct cmd *cmd, struct run *r, int argc,
 		if (parse_number(argv[i + 1], d->arg_max[i], &r->args[i]))
 			return usage_error(cmd, "bad %s argument '%s'",
 					   d->name, argv[i + 1]);
+	if (r->chan_given && !chan_op(r->op))
+		return usage_error(cmd, "--chan is for send and recv");
+	if (chan_op(r->op) && !r->args[0])
+		return usage_error(cmd, "bad %s argument '0': values 1..%llu",
+				   d->name, WSX_CHAN_COUNT_MAX);
+	if (chan_op(r->op) && r->args[0] > WSX_CHAN_COUNT_MAX / r->count)
+		return usage_error(cmd, "--count x N is over %llu values, the most one item of the other side takes",
+				   WSX_CHAN_COUNT_MAX);
 	return -1;
 }
 
@@ -276,10 +371,51 @@ static bool expected_fib(uint64_t n, uint64_t *fib)
 	return true;
 }
 
+/*
+ * send and recv: the results' sum (recv) and the other side's record,
+ * which must account for every value; false if they do not.
+ */
+static bool print_chan_result(const struct run *r)
+{
+	uint64_t total = r->count * r->args[0], want = values_sum(total);
+	const struct wsx_completion *o = &r->other;
+	bool ok = true;
+
+	if (r->op == WSX_OP_RECV) {
+		printf("sum:         %llu over the items' results",
+		       (unsigned long long)r->sum);
+		if (!r->failures && r->sum != want) {
+			printf(", WRONG: 0 + 1 + ... + %llu = %llu",
+			       (unsigned long long)total - 1,
+			       (unsigned long long)want);
+			ok = false;
+		}
+		putchar('\n');
+	}
+	if (!r->other_seen) {
+		puts("other side:  no record");
+		return false;
+	}
+	printf("other side:  one %s of %llu values, result %llu, status %d",
+	       r->op == WSX_OP_SEND ? "RECV" : "SEND",
+	       (unsigned long long)total, (unsigned long long)o->result,
+	       o->status);
+	want = r->op == WSX_OP_SEND ? want : total;
+	if (!o->status && o->result != want) {
+		printf(", WRONG: %llu expected", (unsigned long long)want);
+		ok = false;
+	}
+	putchar('\n');
+	return ok && !o->status;
+}
+
 /* Prints the result line; false if the results are wrong. */
 static bool print_result(const struct run *r)
 {
 	uint64_t want;
+
+	if (r->op == WSX_OP_RECV)	/* results differ: their sum counts */
+		return print_chan_result(r);
 
 	if (!r->have_result) {
 		puts("result:      none, no item succeeded");
@@ -298,7 +434,14 @@ static bool print_result(const struct run *r)
 		       (unsigned long long)want);
 		return false;
 	}
+	if (r->op == WSX_OP_SEND && r->result != r->args[0]) {
+		printf(", WRONG: each sends %llu\n",
+		       (unsigned long long)r->args[0]);
+		return false;
+	}
 	putchar('\n');
+	if (r->op == WSX_OP_SEND)
+		return print_chan_result(r) && !r->differ;
 	return !r->differ;
 }
 
@@ -376,6 +519,11 @@ static void explain_e2big(const struct run *r)
 			WSX_SPAWN_MAX_NODES);
 		explain_max_item_ns(r->args[2]);
 		break;
+	case WSX_OP_SEND:
+	case WSX_OP_RECV:
+		fprintf(stderr, "wsxctl run: --chan %u is over the module parameter max_chan_cap\n",
+			r->cap);
+		break;
 	default:
 		break;
 	}
@@ -411,7 +559,7 @@ static int run_items(struct run *r)
 {
 	struct wsx_stats before = { 0 }, after = { 0 };
 	struct job job = {
-		.count = r->count, .batch = r->batch, .ioctl = r->ioctl,
+		.count = run_total(r), .batch = r->batch, .ioctl = r->ioctl,
 		.pickup = r->pickup, .ctx = r,
 		.fill = fill_run_item, .complete = complete_run_item,
 	};
@@ -419,6 +567,19 @@ static int run_items(struct run *r)
 
 	if (open_device(&job.w))
 		return EXIT_FAILURE;
+	if (chan_op(r->op)) {
+		ret = wsx_chan_create(job.w, r->cap, &r->chan);
+		if (ret) {
+			report("channel", ret);
+			if (ret == -E2BIG)
+				explain_e2big(r);
+			else if (ret == -ENOTTY)
+				fputs("wsxctl: send and recv need channels, which the module (ABI before 1.2) has not\n",
+				      stderr);
+			wsx_close(job.w);
+			return EXIT_FAILURE;
+		}
+	}
 	stats_err = wsx_stats_read(&before);
 	ret = run_job(&job);
 	wsx_close(job.w);
@@ -450,7 +611,7 @@ int cmd_run(const struct cmd *cmd, int argc, char **argv)
 		ret = parse_op(cmd, &r, argc - optind, argv + optind);
 	if (ret >= 0)
 		return ret;
-	r.seen = calloc(r.count / 8 + 1, 1);
+	r.seen = calloc(run_total(&r) / 8 + 1, 1);
 	if (!r.seen)
 		return report("run", -ENOMEM);
 	ret = run_items(&r);

@@ -57,6 +57,41 @@ static void check_items(struct wsx *w)
 		   "one record per item");
 }
 
+/*
+ * A one-stage pipeline through two channels (ABI 1.2): SEND of 1000
+ * values into a, RECV from a forwarding to b, RECV from b; both RECVs
+ * sum 1 + ... + 1000.
+ */
+static void check_chans(struct wsx *w)
+{
+	struct wsx_completion recs[3];
+	struct wsx_req items[3];
+	unsigned int a = 0, b = 0;
+	int n, got = 0, i;
+
+	KTAP_EQ(wsx_chan_create(w, 0, &a), 0, "wsx_chan_create unbuffered");
+	KTAP_EQ(wsx_chan_create(w, 16, &b), 0, "wsx_chan_create cap 16");
+	ktap_check(a && b && a != b, "two channel ids (%u, %u)", a, b);
+	wsx_item_recv(&items[0], b, 1000, 0, 0, 0);
+	wsx_item_recv(&items[1], a, 1000, b, 0, 1);
+	wsx_item_send(&items[2], a, 1, 1000, 2);
+	KTAP_EQ(wsx_submit(w, items, 3, NULL), 3, "a pipeline queued");
+	while (got < 3) {
+		n = wsx_wait(w, recs + got, 3 - got, 1, 10000000000LL);
+		if (!ktap_check(n > 0, "wait returns records (%d)", n))
+			return;
+		got += n;
+	}
+	for (i = 0; i < 3; i++) {
+		KTAP_EQ(recs[i].status, 0, "pipeline record %d: status 0", i);
+		KTAP_EQ(recs[i].result, recs[i].user_data == 2 ? 1000 : 500500,
+			"pipeline item %llu: its result",
+			(unsigned long long)recs[i].user_data);
+	}
+	KTAP_EQ(wsx_chan_close(w, a), 0, "wsx_chan_close");
+	KTAP_EQ(wsx_chan_close(w, a), -EALREADY, "... again: -EALREADY");
+}
+
 int main(void)
 {
 	struct wsx_version v;
@@ -70,6 +105,11 @@ int main(void)
 	KTAP_EQ(v.abi_major, WSX_ABI_MAJOR, "the module's ABI major");
 	ktap_check(v.nprocs >= 1, "nprocs %u", v.nprocs);
 	check_items(w);
+	if (v.abi_minor >= 2)
+		check_chans(w);
+	else
+		printf("# ABI %u.%u: no channels to check\n", v.abi_major,
+		       v.abi_minor);
 	KTAP_EQ(wsx_stats_read(&st), 0, "wsx_stats_read");
 	KTAP_EQ(st.nprocs, v.nprocs, "stats have a line per P");
 	wsx_stats_free(&st);

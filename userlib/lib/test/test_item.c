@@ -59,6 +59,24 @@ static void check_fill(void)
 				  .args = { (uintptr_t)buf, sizeof(buf),
 					    4096 } };
 	ktap_check(item_is(&item, &want), "crc32c");
+
+	dirty(&item);
+	wsx_item_send(&item, 3, UINT64_MAX - 1, 0xffffffffULL, 6);
+	want = (struct wsx_req){ .user_data = 6, .op = WSX_OP_SEND,
+				  .args = { 3, UINT64_MAX - 1, 0xffffffffULL } };
+	ktap_check(item_is(&item, &want), "send: channel, first, count");
+
+	dirty(&item);
+	wsx_item_recv(&item, 4, 1000, 0, 0, 7);
+	want = (struct wsx_req){ .user_data = 7, .op = WSX_OP_RECV,
+				  .args = { 4, 1000 } };
+	ktap_check(item_is(&item, &want), "recv: channel, count");
+
+	dirty(&item);
+	wsx_item_recv(&item, 0xffffffffU, 5, 9, 20000, 8);
+	want = (struct wsx_req){ .user_data = 8, .op = WSX_OP_RECV,
+				  .args = { 0xffffffffULL, 5, 9, 20000 } };
+	ktap_check(item_is(&item, &want), "recv: forward channel and ns");
 }
 
 static void check_place(void)

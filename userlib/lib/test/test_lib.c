@@ -4,7 +4,9 @@
  * checks, argument checks made without a system call, splitting, EINTR
  * retries, partial submissions and waits; the rings (wsx_ring_*): setup,
  * a full SQ, results read in place, a full CQ (-EBUSY), calls that need no
- * system call, refused items as records, a module without rings.
+ * system call, refused items as records, a module without rings; the
+ * channels (wsx_chan_*, SEND and RECV): their errors, values through
+ * them, close, both doors, a module without channels.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +21,8 @@
 #define NR_SUBMIT	_IOC_NR(WSX_IOC_SUBMIT)
 #define NR_WAIT		_IOC_NR(WSX_IOC_WAIT)
 #define NR_ENTER	_IOC_NR(WSX_IOC_ENTER)
+#define NR_CHAN_CREATE	_IOC_NR(WSX_IOC_CHAN_CREATE)
+#define NR_CHAN_CLOSE	_IOC_NR(WSX_IOC_CHAN_CLOSE)
 
 static struct wsx_req items[16];
 static struct wsx_completion recs[64];
@@ -259,6 +263,99 @@ static void check_ring(void)
 	wsx_close(w);
 }
 
+static void check_chan(void)
+{
+	struct wsx *w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	const struct wsx_completion *got[8];
+	unsigned int a = 0, b = 0, c = 0, id = 77;
+	struct wsx_ring *r;
+	int err = 0;
+
+	KTAP_EQ(wsx_chan_create(NULL, 0, &a), -EINVAL, "chan: create, no session");
+	KTAP_EQ(wsx_chan_create(w, 0, NULL), -EINVAL, "chan: create, no id");
+	KTAP_EQ(wsx_chan_close(NULL, 1), -EINVAL, "chan: close, no session");
+	KTAP_EQ(fakewsx.calls[NR_CHAN_CREATE] + fakewsx.calls[NR_CHAN_CLOSE], 0,
+		"... no system call");
+	fakewsx.max_chan_cap = 8;
+	KTAP_EQ(wsx_chan_create(w, 9, &id), -E2BIG, "chan: cap over max_chan_cap");
+	KTAP_EQ(id, 77, "... id untouched");
+	KTAP_EQ(wsx_chan_create(w, 0, &a), 0, "chan: create unbuffered");
+	KTAP_EQ(a, 1, "... id 1");
+	KTAP_EQ(wsx_chan_create(w, 8, &b), 0, "chan: create cap 8");
+	KTAP_EQ(b, 2, "... id 2");
+	KTAP_EQ(fakewsx.calls[NR_CHAN_CREATE], 3, "... one ioctl each");
+	KTAP_EQ(wsx_chan_close(w, 3), -ENOENT, "chan: close unknown id");
+	KTAP_EQ(wsx_chan_close(w, 0), -ENOENT, "chan: close id 0");
+
+	/* a RECV waits for the SEND, then gets the values' sum */
+	wsx_item_recv(&items[0], a, 3, 0, 0, 10);
+	wsx_item_send(&items[1], a, 5, 3, 11);
+	wsx_item_send(&items[2], 9, 0, 1, 12);
+	KTAP_EQ(wsx_submit(w, items, 1, NULL), 1, "chan: RECV queued");
+	KTAP_EQ(wsx_wait(w, recs, 64, 0, 0), 0, "... waits for values");
+	KTAP_EQ(wsx_submit(w, items + 1, 2, &err), 1,
+		"chan: SEND queued, unknown id refused");
+	KTAP_EQ(err, -ENOENT, "... with -ENOENT");
+	KTAP_EQ(wsx_wait(w, recs, 64, 2, 0), 2, "... both records come");
+	KTAP_EQ(recs[0].user_data + recs[1].user_data, 21, "... of both items");
+	for (int i = 0; i < 2; i++) {
+		if (recs[i].user_data == 10)
+			KTAP_EQ(recs[i].result, 5 + 6 + 7, "... RECV sums 5, 6, 7");
+		else
+			KTAP_EQ(recs[i].result, 3, "... SEND sent 3");
+	}
+
+	/* a pipeline stage through b; close ends the waiting RECV */
+	wsx_item_recv(&items[0], b, 2, 0, 0, 20);
+	wsx_item_recv(&items[1], a, 2, b, 1000, 21);
+	wsx_item_send(&items[2], a, 100, 2, 22);
+	wsx_item_recv(&items[3], a, 1, 0, 0, 23);
+	KTAP_EQ(wsx_submit(w, items, 4, NULL), 4, "chan: a pipeline stage");
+	KTAP_EQ(wsx_wait(w, recs, 64, 3, 0), 3, "... 3 records, one waits");
+	for (int i = 0; i < 3; i++)
+		if (recs[i].user_data == 20)
+			KTAP_EQ(recs[i].result, 201, "... the sink got 100 + 101");
+	KTAP_EQ(wsx_chan_close(w, a), 0, "chan: close");
+	KTAP_EQ(wsx_chan_close(w, a), -EALREADY, "chan: close again");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, 0), 1, "... the waiting RECV ends");
+	KTAP_EQ(recs[0].status, -ENODATA, "... with -ENODATA");
+	wsx_item_send(&items[0], a, 0, 1, 30);
+	wsx_submit(w, items, 1, NULL);
+	wsx_wait(w, recs, 64, 1, 0);
+	KTAP_EQ(recs[0].status, -EPIPE, "chan: SEND on a closed channel: -EPIPE");
+
+	/* through the rings */
+	KTAP_EQ(wsx_chan_create(w, 0, &c), 0, "chan: a third channel");
+	KTAP_EQ(wsx_ring_setup(w, 4, 8, 0, &r), 0, "chan: rings");
+	wsx_item_recv(wsx_ring_get_req(r), c, 2, 0, 0, 40);
+	wsx_item_send(wsx_ring_get_req(r), c, 7, 2, 41);
+	wsx_item_send(wsx_ring_get_req(r), 99, 0, 1, 42);
+	KTAP_EQ(wsx_ring_submit(r, 3, 0), 3, "... RECV, SEND, unknown id");
+	KTAP_EQ(wsx_ring_peek(r, got, 8), 3, "... three records");
+	for (int i = 0; i < 3; i++) {
+		if (got[i]->user_data == 40)
+			KTAP_EQ(got[i]->result, 15, "... RECV got 7 + 8");
+		else if (got[i]->user_data == 42)
+			KTAP_EQ(got[i]->status, -ENOENT, "... unknown id: -ENOENT");
+	}
+	wsx_ring_free(r);
+	wsx_close(w);
+
+	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	fakewsx.max_chans = 2;
+	wsx_chan_create(w, 0, &a);
+	wsx_chan_create(w, 0, &b);
+	KTAP_EQ(wsx_chan_create(w, 0, &c), -EMFILE, "chan: over max_chans");
+	wsx_close(w);
+
+	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	fakewsx.version.abi_minor = 1;
+	KTAP_EQ(wsx_chan_create(w, 0, &a), -ENOTTY,
+		"chan: a module without channels gives -ENOTTY");
+	KTAP_EQ(wsx_chan_close(w, 1), -ENOTTY, "... close too");
+	wsx_close(w);
+}
+
 int main(void)
 {
 	setenv("WSX_DEVICE", "/dev/null", 1);
@@ -269,5 +366,6 @@ int main(void)
 	check_wait();
 	check_ops();
 	check_ring();
+	check_chan();
 	return ktap_done();
 }

@@ -74,6 +74,13 @@ check_usage() {
 	expect 2 "run --place twice" run nop --place global --place cpu:1
 	has err "wsxctl run: --place given twice" "... says which"
 	expect 2 "run --pickup twice" run nop --pickup --pickup
+	expect 2 "run nop --chan" run nop --chan 4
+	has err "wsxctl run: --chan is for send and recv" "... says so"
+	expect 2 "run send 0" run send 0
+	expect 2 "run recv --chan not a number" run recv 5 --chan many
+	expect 2 "run recv, --count x N over 2^32 - 1 values" run recv \
+		4294967295 --count 2
+	has err "--count x N is over 4294967295 values" "... names the bound"
 	expect 2 "run --delay over 10 s" run nop --delay 10000000001
 	has err "bad --delay '10000000001': ns 0..10000000000 (10 s)" \
 		"... names the range"
@@ -143,7 +150,7 @@ check_errors() {
 
 check_run() {
 	fake 0 "version" version
-	has out "module ABI:  1.1" "... prints the module's ABI"
+	has out "module ABI:  1.2" "... prints the module's ABI"
 	FAKEWSX_ABI_MAJOR=2 fake 1 "other ABI major" version
 	has err "(EPROTO)" "... names EPROTO"
 	fake 0 "run fib" run fib 20 --count 1000 --batch 64
@@ -180,6 +187,40 @@ check_run() {
 	has out "items:       5000" "... gets all items through"
 	FAKEWSX_CORRUPT=1 fake 1 "run fib with wrong results" run fib 10
 	has out "WRONG: fib(10) = 55" "... says the result is wrong"
+	check_run_chan
+}
+
+# send and recv: a channel, the items, and one more item on its other
+# side that accounts for every value.
+check_run_chan() {
+	fake 0 "run send" run send 10 --count 5
+	has out "result:      10 (all equal)" "... each item sent its values"
+	has out "other side:  one RECV of 50 values, result 1225, status 0" \
+		"... and one RECV got them all, 0 + ... + 49"
+	fake 0 "run recv --chan 4 --ioctl" run recv 10 --count 5 --chan 4 \
+		--ioctl
+	has out "sum:         1225 over the items' results" \
+		"... the RECVs' results sum to 0 + ... + 49"
+	has out "other side:  one SEND of 50 values, result 50, status 0" \
+		"... the SEND sent them all"
+	fake 0 "run recv through the rings, more than the CQ holds" \
+		run recv 3 --count 3000 --batch 16 --place global
+	has out "sum:         40495500 over" "... every value once"
+	FAKEWSX_CORRUPT=1 fake 1 "run recv with wrong results" run recv 10 \
+		--count 5
+	has out "WRONG: 0 + 1 + ... + 49 = 1225" "... says the sum is wrong"
+	FAKEWSX_CORRUPT=1 fake 1 "run send with wrong results" run send 4
+	has out "WRONG: each sends 4" "... says the count is wrong"
+	FAKEWSX_MAX_CHAN_CAP=2 fake 1 "run recv, --chan over max_chan_cap" \
+		run recv 4 --chan 3
+	has err "wsxctl: channel: Argument list too long (E2BIG)" \
+		"... names E2BIG"
+	has err "wsxctl run: --chan 3 is over the module parameter max_chan_cap" \
+		"... and the limit"
+	FAKEWSX_ABI_MINOR=1 fake 1 "run send on a module without channels" \
+		run send 4
+	has err "send and recv need channels, which the module (ABI before 1.2) has not" \
+		"... says so"
 }
 
 # Items over the module's limits: E2BIG, and the message says which limit,

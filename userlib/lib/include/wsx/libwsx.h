@@ -118,6 +118,7 @@ int wsx_version(struct wsx *w, struct wsx_version *v);
  *		item is malformed
  *   -E2BIG	@count over INT_MAX (no system call), or an argument over its
  *		limit
+ *   -ENOENT	a SEND or RECV item names a channel the session has not
  *   -ENXIO, -ENOMEM, -EFAULT  see <linux/wsx.h>
  *   -EPROTO	the module's answer broke the ABI (more items queued than
  *		given, or a short count without an error)
@@ -326,6 +327,85 @@ void wsx_item_spawn(struct wsx_req *item, unsigned int fanout,
 void wsx_item_fib(struct wsx_req *item, unsigned int n, __u64 user_data);
 void wsx_item_crc32c(struct wsx_req *item, const void *buf, size_t len,
 		     size_t chunk, __u64 user_data);
+
+/*
+ * Channels (ABI 1.2).  A session owns channels, Go's chan of 64-bit
+ * values, unbuffered or buffered; its SEND and RECV items hand values to
+ * each other through them without a system call, and an item that must
+ * wait for the other side holds no kernel thread meanwhile.  Closing the
+ * session (wsx_close()) closes its channels.
+ */
+
+/*
+ * wsx_chan_create - a new channel of the session
+ * @w:		a session
+ * @cap:	values it buffers: 0 for an unbuffered channel (a send waits
+ *		for its receiver), at most the module parameter max_chan_cap
+ *		(default 65536)
+ * @id:		gets the channel's id, for wsx_item_send(), wsx_item_recv()
+ *		and wsx_chan_close(): from 1, never reused in the session
+ *
+ * Wraps WSX_IOC_CHAN_CREATE.  The channel lives as long as the session
+ * and counts against the module parameter max_chans (default 1024)
+ * until then, closed or not.
+ *
+ * Returns 0, or:
+ *   -EINVAL	@w or @id NULL (no system call)
+ *   -E2BIG	@cap over max_chan_cap
+ *   -EMFILE	the session has max_chans channels already
+ *   -ENOTTY	the module predates ABI 1.2 (no channels)
+ *   -EBADF, -ENOMEM, -EFAULT  see <linux/wsx.h>
+ *
+ * Thread-safe.
+ */
+int wsx_chan_create(struct wsx *w, unsigned int cap, unsigned int *id);
+
+/*
+ * wsx_chan_close - close a channel, as Go's close()
+ * @w:		a session
+ * @id:		the channel's id
+ *
+ * Wraps WSX_IOC_CHAN_CLOSE.  The channel's waiting receivers end with
+ * status -ENODATA once its buffer is empty, its waiting senders with
+ * -EPIPE, and so do the SEND and RECV items that come to it later.
+ *
+ * Returns 0, or:
+ *   -EINVAL	@w NULL (no system call)
+ *   -ENOENT	the session has no channel @id
+ *   -EALREADY	the channel is closed already
+ *   -ENOTTY	the module predates ABI 1.2
+ *   -EBADF, -EFAULT  see <linux/wsx.h>
+ *
+ * Thread-safe.
+ */
+int wsx_chan_close(struct wsx *w, unsigned int id);
+
+/*
+ * wsx_item_send, wsx_item_recv - fill a SEND or RECV item (ABI 1.2)
+ * @item:	the item to fill; all its bytes are zeroed first
+ * @chan:	a channel of the session that submits the item
+ * @user_data:	returned in the item's completion record
+ *
+ *   send	sends @count values (1 .. WSX_CHAN_COUNT_MAX) on @chan:
+ *		@first, @first + 1, ...; the result is the number sent,
+ *		status -EPIPE when the channel was closed first
+ *   recv	receives @count values from @chan; with @forward (a channel
+ *		id, 0 for none) it sends each on that channel after
+ *		spinning @ns nanoseconds (at most max_item_ns): a pipeline
+ *		stage.  The result is the sum of the values received
+ *		(modulo 2^64); status -ENODATA when @chan was closed and
+ *		empty first, -EPIPE when @forward was closed
+ * Either ends with status -EAGAIN when it had to wait while the session
+ * had max_parked items waiting already.  An id the session has not is
+ * refused at submission with -ENOENT.  Placed WSX_PLACE_LOCAL without
+ * delay, as the other helpers.
+ *
+ * Thread-safe.
+ */
+void wsx_item_send(struct wsx_req *item, unsigned int chan, __u64 first,
+		   __u64 count, __u64 user_data);
+void wsx_item_recv(struct wsx_req *item, unsigned int chan, __u64 count,
+		   unsigned int forward, __u64 ns, __u64 user_data);
 
 /*
  * wsx_item_place - choose where a filled item is queued
