@@ -74,8 +74,11 @@ static __u64 now_ns(void)
 }
 
 /* The counters this bench reports, per P and global. */
-enum { K_RNEXT, K_HITS, K_STOLEN, K_IPARKS, K_EXEC, K_SPINS, K_PARKS,
-       K_WAKEUPS, NPKEYS };
+enum {
+	K_RNEXT, K_HITS, K_STOLEN, K_IPARKS, K_EXEC, K_SPINS, K_PARKS,
+	K_WAKEUPS, NPKEYS
+};
+
 static const char *const pkeys[NPKEYS] = {
 	"ready_runnext", "runnext_hits", "stolen", "item_parks", "executed",
 	"spins", "parks", "wakeups",
@@ -233,8 +236,9 @@ static void print(const char *what, unsigned int run, struct result *r)
 		}
 		printf("\n");
 	}
-	printf("bench workload=%s contender=wsx run=%u cpus=%d items=%llu ns=%llu result=%llu ok=%d wall_ns=%llu",
-	       what, run, cpus, (unsigned long long)r->items,
+	printf("bench workload=%s contender=wsx run=%u cpus=%d items=%llu",
+	       what, run, cpus, (unsigned long long)r->items);
+	printf(" ns=%llu result=%llu ok=%d wall_ns=%llu",
 	       (unsigned long long)r->ns, (unsigned long long)r->result, r->ok,
 	       (unsigned long long)r->wall_ns);
 	for (k = 0; k < NPKEYS; k++)
@@ -402,8 +406,8 @@ static int wakestorm(unsigned long items, struct result *r)
 		if (st.waiting - base >= (long long)items)
 			break;
 		if (++spins > 10000) {
-			fprintf(stderr, "wakestorm: %lld of %lu parked after 10 s\n",
-				st.waiting - base, items);
+			fprintf(stderr, "%s: %lld of %lu parked after 10 s\n",
+				__func__, st.waiting - base, items);
 			goto out;
 		}
 		usleep(1000);
@@ -430,8 +434,8 @@ static int wakestorm(unsigned long items, struct result *r)
 			end = recs[i].finished_ns;
 	}
 	if (sum != want)
-		fprintf(stderr, "wakestorm: the receivers' sum %llu, want %llu\n",
-			(unsigned long long)sum, (unsigned long long)want);
+		fprintf(stderr, "%s: the receivers' sum %llu, want %llu\n",
+			__func__, (unsigned long long)sum, (unsigned long long)want);
 	r->ok &= send_ok && sum == want;
 	r->result = sum;
 	r->items = items;
