@@ -185,8 +185,9 @@ static bool wsx_runq_spill(struct wsx_p *p, struct wsx_item *item)
 /*
  * wsx_runq_put - owner only: queue @item on @p, in runnext when @next (the
  * displaced runnext item goes to the runq), else at the runq's tail.
+ * Returns true when @next displaced an item.
  */
-void wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next)
+bool wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next)
 {
 	if (next) {
 		/* thieves may empty runnext meanwhile: xchg, not a store
@@ -194,12 +195,13 @@ void wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next)
 		 */
 		item = xchg(&p->runnext, item);
 		if (!item)
-			return;
+			return false;
 	}
 	while (!wsx_runq_push(&p->runq, item))
 		if (wsx_runq_spill(p, item))
-			return;
+			return next;
 	wsx_stat_inc(p, ring_puts);
+	return next;
 }
 
 /*
@@ -351,11 +353,14 @@ struct wsx_item *wsx_gq_tick_get(struct wsx_p *p)
  * runq's tail (Go's runqput(next=true)), and a wakeup for an idle P that
  * may steal the displaced one.
  */
-static void wsx_put_next(struct wsx_p *p, struct wsx_item *item)
+static bool wsx_put_next(struct wsx_p *p, struct wsx_item *item)
 {
+	bool displaced;
+
 	wsx_item_stamp(item, p->id, WSX_ORIGIN_LOCAL);
-	wsx_runq_put(p, item, true);
+	displaced = wsx_runq_put(p, item, true);
 	wsx_wakep(p, NULL);
+	return displaced;
 }
 
 /**
@@ -572,7 +577,8 @@ void wsx_ready(struct wsx_item *cont)
 	trace_wsx_item_ready(cont, raw_smp_processor_id());
 	if (m && m->p) {
 		wsx_stat_inc(m->p, ready_runnext);
-		wsx_put_next(m->p, cont);
+		if (wsx_put_next(m->p, cont))
+			wsx_stat_inc(m->p, ready_displaced);
 		return;
 	}
 	here = wsx_p_here();

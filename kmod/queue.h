@@ -34,7 +34,7 @@ unsigned int wsx_p_depth(struct wsx_p *p);
 void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin);
 void wsx_gq_put_near(struct wsx_p *here, struct list_head *items,
 		     unsigned int n);
-void wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next);
+bool wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next);
 struct wsx_item *wsx_gq_get_nearest(struct wsx_p *p);
 struct wsx_item *wsx_gq_tick_get(struct wsx_p *p);
 void wsx_p_drain(struct wsx_p *p);

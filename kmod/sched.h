@@ -59,6 +59,7 @@ struct wsx_pstats {
 	u64 wakeups;		/* times it was woken from park */
 	u64 item_parks;		/* continuations parked by its items */
 	u64 ready_runnext;	/* ... readied by its items, into its runnext */
+	u64 ready_displaced;	/* ... of those, which moved runnext's item */
 	u64 level_steals[WSX_NR_LEVELS]; /* steals by victim distance */
 	u64 level_stolen[WSX_NR_LEVELS]; /* items taken by them */
 	/* W: times woken for work, by its distance from the search's start */

@@ -108,6 +108,7 @@ static const struct {
 	WSX_STAT(wakeups),
 	WSX_STAT(item_parks),
 	WSX_STAT(ready_runnext),
+	WSX_STAT(ready_displaced),
 	WSX_STAT_LEVEL(steals, SMT, smt),
 	WSX_STAT_LEVEL(steals, CACHE, cache),
 	WSX_STAT_LEVEL(steals, NODE, node),

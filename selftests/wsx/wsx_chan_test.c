@@ -957,6 +957,7 @@ TEST_F(chan, through_the_rings)
 /* The stats the ping-pong reads: sums over the Ps, and the global line. */
 struct pp_counts {
 	long long runnext;	/* ready_runnext: readies into runnext */
+	long long displaced;	/* ready_displaced: ... that moved an item */
 	long long stolen;	/* items thieves took */
 	long long far;		/* ready_global + ready_inbox */
 };
@@ -971,7 +972,10 @@ static int pp_sample(int nprocs, struct pp_counts *c)
 		return -EIO;
 	if (wsx_test_stat(text, 0, "ready_runnext") < 0)
 		return -ENOENT;
+	if (wsx_test_stat(text, 0, "ready_displaced") < 0)
+		return -ENOENT;
 	c->runnext = wsx_test_stat_sum(text, nprocs, "ready_runnext");
+	c->displaced = wsx_test_stat_sum(text, nprocs, "ready_displaced");
 	c->stolen = wsx_test_stat_sum(text, nprocs, "stolen");
 	g = wsx_test_stat(text, -1, "ready_global");
 	i = wsx_test_stat(text, -1, "ready_inbox");
@@ -1044,6 +1048,62 @@ TEST_F_TIMEOUT(chan, pingpong_readies_into_the_readiers_runnext, 120)
 	EXPECT_LE(handoffs - 1, readies);
 	EXPECT_EQ(0, far);
 	EXPECT_LE(stolen, handoffs / 10);
+	/* a readier parks before its runnext's item runs: nothing to move */
+	EXPECT_EQ(0, after.displaced - before.displaced);
+}
+
+/*
+ * One SEND readies 64 receivers parked on an unbuffered channel, in one
+ * run (it yields only after 64 values): each ready goes into the
+ * sender's runnext and moves the receiver readied before it to the runq
+ * (Go's runqput(next=true)), so ready_displaced counts all but the first,
+ * less those a thief took from runnext first.  At least half must be
+ * counted, and never the first.
+ */
+TEST_F_TIMEOUT(chan, readies_in_a_row_displace_runnext, 60)
+{
+	struct pp_counts before, after;
+	long long displaced, readies;
+	struct wsx_req reqs[64];
+	long threads, waiting, most = 0, base;
+	struct store st;
+	__u64 sum = 0;
+	__u32 c;
+	int ret;
+
+	ret = pp_sample(self->nprocs, &before);
+	if (ret == -EIO)
+		SKIP(return, "debugfs stats unreadable: mount debugfs");
+	if (ret)
+		SKIP(return, "no ready_displaced in the stats (stats=0)");
+	ASSERT_EQ(0, sched_sample(&threads, &base));
+	ASSERT_EQ(0, chan_create(self->fd, 0, &c));
+	for (int i = 0; i < 64; i++)
+		reqs[i] = recv_req(i, c, 1, 0, 0);
+	ASSERT_EQ(0, submit_all(self->fd, reqs, 64));
+	ASSERT_EQ(0, wait_for_waiting(base + 64, 30 * NSEC_PER_SEC, &threads,
+				      &waiting, &most));
+	ASSERT_EQ(0, pp_sample(self->nprocs, &before));
+	ASSERT_EQ(0, submit_one(self->fd, send_req(64, c, 1, 64)));
+	store_init(&st, 65);
+	ASSERT_EQ(65, wsx_test_reap(self->fd, 65, store_one, &st,
+				    30 * NSEC_PER_SEC));
+	ASSERT_EQ(0, pp_sample(self->nprocs, &after));
+	EXPECT_EQ(0, st.bad + st.dups);
+	for (int i = 0; i < 64; i++) {
+		EXPECT_EQ(0, st.recs[i].status);
+		sum += st.recs[i].result;
+	}
+	EXPECT_EQ(64 * 65 / 2, sum);
+	EXPECT_EQ(64, st.recs[64].result);
+	store_free(&st);
+	readies = after.runnext - before.runnext;
+	displaced = after.displaced - before.displaced;
+	TH_LOG("64 readies in a row: %lld into runnext, %lld displaced an item",
+	       readies, displaced);
+	EXPECT_EQ(64, readies);
+	EXPECT_LE(32, displaced);
+	EXPECT_GE(63, displaced);
 }
 
 TEST_HARNESS_MAIN
