@@ -351,7 +351,7 @@ struct wsx_item *wsx_gq_tick_get(struct wsx_p *p)
 /*
  * From an M holding @p: @item in @p's runnext, the item that held it to the
  * runq's tail (Go's runqput(next=true)), and a wakeup for an idle P that
- * may steal the displaced one.
+ * may steal the displaced one.  Returns true when an item was displaced.
  */
 static bool wsx_put_next(struct wsx_p *p, struct wsx_item *item)
 {
