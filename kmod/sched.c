@@ -386,7 +386,7 @@ void wsx_wake_p(struct wsx_p *p)
 
 static void wsx_m_spin(struct wsx_m *m)
 {
-	m->spinning = true;
+	WRITE_ONCE(m->spinning, true);
 	atomic_inc(&wsx_sched.nmspinning);
 	wsx_stat_inc(m->p, spins);
 }
@@ -394,7 +394,7 @@ static void wsx_m_spin(struct wsx_m *m)
 /* The M found work while spinning: stop, and hand the search on. */
 static void wsx_m_reset_spinning(struct wsx_m *m)
 {
-	m->spinning = false;
+	WRITE_ONCE(m->spinning, false);
 	if (atomic_dec_return(&wsx_sched.nmspinning) == 0)
 		wsx_wakep(m->p, NULL);
 }
@@ -465,7 +465,7 @@ static void wsx_m_unpark(struct wsx_m *m)
 		} else {
 			wsx_stat_inc(m->p, wakeups);
 			if (READ_ONCE(m->wake_spinning)) {
-				m->spinning = true;
+				WRITE_ONCE(m->spinning, true);
 				wsx_stat_inc(m->p, spins);
 			}
 		}
@@ -481,7 +481,7 @@ static void wsx_m_park(struct wsx_m *m)
 
 	if (was_spinning) {
 		wsx_fault_sleep(WSX_FAULT_PARK_STILL_SPINNING);
-		m->spinning = false;
+		WRITE_ONCE(m->spinning, false);
 		atomic_dec(&wsx_sched.nmspinning);
 	}
 	/* counted as it starts to park: the P may be another M's below */

@@ -181,7 +181,7 @@ struct wsx_m {
 	struct wsx_p *p;			/* M: the P it holds, or NULL */
 	struct wsx_p *lastp;			/* M: the P it held last */
 	struct wsx_p *nextp;			/* K: a P handed to it */
-	bool spinning;				/* M */
+	bool spinning;				/* M, read racily by schedtrace */
 	bool parked;				/* M */
 	bool blocked;				/* M: in a blocking section */
 	bool woken;			/* W/M: release by waker, acquire by M */
