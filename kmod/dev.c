@@ -16,8 +16,8 @@
  * A session may also share rings with userspace (rings.c): WSX_IOC_RING_SETUP
  * creates them, mmap() maps them, WSX_IOC_ENTER drives them.  It owns
  * channels (uchan.c): WSX_IOC_CHAN_CREATE and WSX_IOC_CHAN_CLOSE; closing
- * the session closes them, which readies the items parked on them, before
- * it waits for its jobs.
+ * the session closes them, which readies the items parked on them, and
+ * cancels its armed POLL items (poll.c), before it waits for its jobs.
  *
  * Session fields: E = under s->lock.
  */
@@ -37,6 +37,7 @@
 #include "account.h"
 #include "dev.h"
 #include "ops.h"
+#include "poll.h"
 #include "rings.h"
 #include "submit.h"
 #include "timers.h"
@@ -477,7 +478,7 @@ static long wsx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
-static __poll_t wsx_poll(struct file *file, poll_table *wait)
+static __poll_t wsx_session_poll(struct file *file, poll_table *wait)
 {
 	struct wsx_session *s = file->private_data;
 	struct wsx_rings *r;
@@ -534,6 +535,8 @@ static int wsx_release(struct inode *inode, struct file *file)
 	 * its channels closed: after this none parks on a channel
 	 */
 	wsx_uchans_close_all(&s->chans);
+	/* and a POLL ends: after this none arms */
+	wsx_polls_cancel_all(&s->chans.polls);
 	wait_event(s->wq, !READ_ONCE(s->running));
 	/* the last done callback wakes us under the lock: let it leave */
 	spin_lock_irq(&s->lock);
@@ -548,13 +551,26 @@ static int wsx_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static const struct file_operations wsx_fops;
+
+/**
+ * wsx_file_is_session - is @file a /dev/wsx session?
+ * @file:	any file
+ *
+ * Return: true for a session's file, which a POLL may not hold.
+ */
+bool wsx_file_is_session(const struct file *file)
+{
+	return file->f_op == &wsx_fops;
+}
+
 static const struct file_operations wsx_fops = {
 	.owner		= THIS_MODULE,
 	.open		= wsx_open,
 	.release	= wsx_release,
 	.unlocked_ioctl	= wsx_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.poll		= wsx_poll,
+	.poll		= wsx_session_poll,
 	.mmap		= wsx_mmap,
 	/* no .llseek: nonseekable_open() makes lseek() fail with -ESPIPE */
 };

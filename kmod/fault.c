@@ -22,6 +22,7 @@ static const char *const wsx_fault_names[WSX_NR_FAULTS] = {
 	[WSX_FAULT_FLUSH_BETWEEN_BATCHES] = "flush_between_batches",
 	[WSX_FAULT_BIND_BEFORE_LOCK] = "bind_before_lock",
 	[WSX_FAULT_WAKEP_DROP] = "wakep_drop",
+	[WSX_FAULT_POLL_BEFORE_GIVEBACK] = "poll_before_giveback",
 };
 
 static u32 wsx_fault_us[WSX_NR_FAULTS];
@@ -37,6 +38,7 @@ static atomic_t wsx_watermarks[WSX_NR_WATERMARKS];
 static const char *const wsx_count_names[WSX_NR_COUNTS] = {
 	[WSX_COUNT_CURSOR_MOVES] = "cursor_moves",
 	[WSX_COUNT_BIND_MISSED] = "bind_missed",
+	[WSX_COUNT_POLL_LOOKED_AGAIN] = "poll_looked_again",
 };
 
 static atomic_t wsx_counts[WSX_NR_COUNTS];

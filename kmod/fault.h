@@ -73,6 +73,10 @@ enum wsx_fault_point {
 	 * of wakeups to skip, each as if every P were busy
 	 */
 	WSX_FAULT_WAKEP_DROP,
+	/* wsx_poll_own(): a POLL's owner found no event, before it gives its
+	 * ownership back (a wake there counts while it looks)
+	 */
+	WSX_FAULT_POLL_BEFORE_GIVEBACK,
 	WSX_NR_FAULTS,
 };
 
@@ -89,6 +93,8 @@ enum wsx_count_point {
 	WSX_COUNT_CURSOR_MOVES,
 	/* wsx_m_bind(): the M was not on the CPU it bound itself to */
 	WSX_COUNT_BIND_MISSED,
+	/* wsx_poll_own(): a wake or a cancel counted while the owner looked */
+	WSX_COUNT_POLL_LOOKED_AGAIN,
 	WSX_NR_COUNTS,
 };
 

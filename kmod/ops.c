@@ -43,6 +43,7 @@
 #include <linux/wsx.h>
 
 #include "ops.h"
+#include "poll.h"
 #include "uchan.h"
 #include "wsx_bounds.h"
 
@@ -77,8 +78,9 @@ struct wsx_op_type {
 
 /*
  * Its start runs in the submitter's context: it pins the submitter's
- * memory, as long as the submitter's page faults take, so an M (which may
- * not wait on a user) never starts it (rings.c, pick-up).
+ * memory, as long as the submitter's page faults take (CRC32C), or looks
+ * up the submitter's file descriptors (POLL), so an M (which may not wait
+ * on a user, and has no user's files) never starts it (rings.c, pick-up).
  */
 #define WSX_OPF_SUBMITTER	BIT(0)
 /* Its record's result is the number of nodes the job ran, not a value. */
@@ -755,6 +757,47 @@ static void wsx_chop_fn(struct wsx_item *item)
 	wsx_node_free(node);
 }
 
+/* ---- POLL ------------------------------------------------------------- */
+
+/*
+ * The netpoller's item (poll.c): it waits for a file without an M.  Its
+ * start looks the descriptor up, so it runs in the submitter's context.
+ */
+static int wsx_poll_req_check(const struct wsx_req *req)
+{
+	if (!wsx_args_zero(req, 3))
+		return -EINVAL;
+	return wsx_poll_check(req->args[1], req->args[2]);
+}
+
+static int wsx_poll_start(struct wsx_node *root, const struct wsx_req *req,
+			  struct wsx_uchans *chans)
+{
+	struct wsx_poll *poll = wsx_poll_create(req->args[0], req->args[1],
+						req->args[2], chans);
+
+	if (IS_ERR(poll))
+		return PTR_ERR(poll);
+	root->poll = poll;
+	return 0;
+}
+
+static void wsx_poll_fn(struct wsx_item *item)
+{
+	struct wsx_node *node = wsx_node_of(item);
+	u64 revents = 0;
+	int ret;
+
+	ret = wsx_poll_run(node->poll, item, &revents);
+	if (ret == -EINPROGRESS)
+		return;		/* parked: the node is not ours */
+	if (ret)
+		WRITE_ONCE(item->job->status, ret);
+	item->job->result = revents;
+	wsx_poll_free(node->poll);
+	wsx_node_free(node);
+}
+
 /* ---- the table -------------------------------------------------------- */
 
 static const struct wsx_op_type wsx_op_types[WSX_OP_LAST] = {
@@ -807,6 +850,13 @@ static const struct wsx_op_type wsx_op_types[WSX_OP_LAST] = {
 		.check	= wsx_recv_check,
 		.start	= wsx_recv_start,
 		.fn	= wsx_chop_fn,
+	},
+	[WSX_OP_POLL] = {
+		.name	= "poll",
+		.flags	= WSX_OPF_SUBMITTER,
+		.check	= wsx_poll_req_check,
+		.start	= wsx_poll_start,
+		.fn	= wsx_poll_fn,
 	},
 };
 
@@ -889,7 +939,8 @@ struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job,
  * @job:	the job the item belongs to
  * @chans:	the session's channels, or NULL
  *
- * Nothing is allocated for NOP, SPIN, SLEEP, SEND and RECV.  The item is
+ * Nothing is allocated for NOP, SPIN, SLEEP, SEND and RECV; a POLL holds
+ * its file from here until its item ends.  The item is
  * not flagged WSX_ITEM_ROOT: the caller sets it when the job's start is to
  * be timed.
  *

@@ -13,6 +13,7 @@ struct wsx_req;
 struct wsx_op_type;
 struct wsx_crc_buf;
 struct wsx_uchans;
+struct wsx_poll;
 
 /*
  * State of a SEND or RECV item: its own continuation, which it parks on a
@@ -67,6 +68,7 @@ struct wsx_node {
 			};
 		} fj;
 		struct wsx_chop chop;		/* SEND, RECV */
+		struct wsx_poll *poll;		/* POLL */
 	};
 };
 

@@ -96,7 +96,7 @@
  *     waiter for a far target or with a long timeout delays no other.  A
  *     wakeup walks every waiter on the queue under cq_lock: as many as the
  *     user has threads in ENTER on the file.  poll() and epoll sleepers
- *     are on the session's queue (s->wq, on which wsx_poll() always
+ *     are on the session's queue (s->wq, on which wsx_session_poll() always
  *     waits, so that an epoll watch added before RING_SETUP sees the
  *     records too), woken by every record; wsx_rings_poll() tests the
  *     tail under cq_lock, after joining that queue, so a poster sees the
@@ -1486,7 +1486,7 @@ int wsx_rings_mmap(struct wsx_rings *r, struct vm_area_struct *vma)
 /**
  * wsx_rings_poll - poll(): are records ready to read in the CQ?
  * @r:		the rings; the caller is on the session's wait queue already
- *		(wsx_poll()): the tail is read under cq_lock, after joining it
+ *		(wsx_session_poll()): the tail is read under cq_lock, after joining it
  */
 bool wsx_rings_poll(struct wsx_rings *r)
 {

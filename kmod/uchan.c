@@ -18,7 +18,8 @@
  * BUG_CLOSE_MISSES).  So after it no item of the session parks on a
  * channel, and the session's wait for its running jobs ends.
  *
- * Fields of struct wsx_uchans: @xa is the xarray's; @parked is atomic.
+ * Fields of struct wsx_uchans: @xa is the xarray's; @parked is atomic;
+ * @polls is poll.c's (its lock's).
  */
 #include <linux/bug.h>
 #include <linux/err.h>
@@ -39,6 +40,7 @@ void wsx_uchans_init(struct wsx_uchans *u)
 {
 	xa_init_flags(&u->xa, XA_FLAGS_ALLOC1);
 	atomic_set(&u->parked, 0);
+	wsx_polls_init(&u->polls);
 }
 
 /**

@@ -7,6 +7,8 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
+#include "poll.h"
+
 struct wsx_chan;
 
 /**
@@ -14,12 +16,15 @@ struct wsx_chan;
  * @xa:		id -> struct wsx_chan; ids from 1, never erased while the
  *		session lives, so a looked-up channel stays valid for as
  *		long as any of the session's jobs runs
- * @parked:	the session's items parked on its channels now, at most
- *		max_parked but for a parameter lowered meanwhile
+ * @parked:	the session's items parked on its channels now, and its
+ *		POLL items armed, at most max_parked but for a parameter
+ *		lowered meanwhile
+ * @polls:	its POLL items armed (poll.c), which count in @parked
  */
 struct wsx_uchans {
 	struct xarray xa;
 	atomic_t parked;
+	struct wsx_polls polls;
 };
 
 extern unsigned int wsx_max_chans;

@@ -27,6 +27,10 @@
  * WSX_OP_RECV hand values to each other through them with no system call
  * between, and an item that waits on a channel holds no kernel thread.
  *
+ * Since ABI 1.3 an item may wait for a file descriptor to become ready
+ * (WSX_OP_POLL), as poll() does, parked on the file's wait queue: no kernel
+ * thread is held while it waits.
+ *
  * Every struct has a fixed size, explicit padding and reserved fields that
  * must be zero on input (-EINVAL otherwise) and are zero on output, so that
  * later minor versions can give them a meaning.  The layouts are identical
@@ -39,7 +43,7 @@
 #include <linux/types.h>
 
 #define WSX_ABI_MAJOR		1	/* incompatible changes bump this */
-#define WSX_ABI_MINOR		2	/* compatible additions bump this */
+#define WSX_ABI_MINOR		3	/* compatible additions bump this */
 
 #define WSX_DEVICE_PATH		"/dev/wsx"
 #define WSX_DEBUGFS_PATH	"/sys/kernel/debug/wsx"
@@ -108,10 +112,28 @@ struct wsx_version {
  *			Status -ENODATA when the channel is closed and empty
  *			before count values came, -EPIPE when the channel of
  *			args[2] is closed
+ * WSX_OP_POLL		args[0] = a file descriptor of the submitter, args[1] =
+ *			events (EPOLLIN, EPOLLPRI, EPOLLOUT, EPOLLRDNORM,
+ *			EPOLLRDBAND, EPOLLWRNORM, EPOLLWRBAND, EPOLLMSG,
+ *			EPOLLRDHUP, EPOLLERR and EPOLLHUP of
+ *			<linux/eventpoll.h>; at least one), args[2] = timeout
+ *			in ns (0: none; at most WSX_DELAY_MAX_NS): waits, once,
+ *			until the file reports one of the events (EPOLLERR and
+ *			EPOLLHUP too, as poll() reports them); result the
+ *			events the file reported (revents).  Status -ETIME
+ *			when the timeout passed first, -EOPNOTSUPP when the
+ *			file waits on two queues (not supported).  The
+ *			descriptor is looked up when the request is
+ *			submitted, and the item
+ *			holds the file until it ends: closing the descriptor
+ *			meanwhile does not end it.  A POLL in the SQ is
+ *			consumed by WSX_IOC_ENTER only, never by a kernel
+ *			thread's pick-up (it needs the submitter's files)
  *
- * SEND and RECV wait for the other side without holding a kernel thread
- * (the item parks; the other side readies it).  An unknown channel id
- * refuses the request with -ENOENT.  Status -EAGAIN: the item had to wait
+ * SEND, RECV and POLL wait without holding a kernel thread
+ * (the item parks; the other side, or the file's wakeup, readies it).  An
+ * unknown channel id refuses the request with -ENOENT.  Closing the session
+ * ends a waiting POLL with -ECANCELED.  Status -EAGAIN: the item had to wait
  * while max_parked of the session's items waited (an item counts from
  * its wait until it runs again).  The result counts what was done before a
  * non-zero status.
@@ -131,6 +153,7 @@ enum wsx_op {
 	WSX_OP_CRC32C	= 5,
 	WSX_OP_SEND	= 6,	/* ABI 1.2 */
 	WSX_OP_RECV	= 7,	/* ABI 1.2 */
+	WSX_OP_POLL	= 8,	/* ABI 1.3 */
 
 	WSX_OP_LAST,	/* not an op: see above */
 };
@@ -446,6 +469,11 @@ struct wsx_chan_create {
  *				whose CPU is offline
  *			-ENOENT	SEND or RECV on a channel id the session
  *				does not have
+ *			-EBADF	POLL on a descriptor the submitter has not
+ *			-EOPNOTSUPP POLL on a file that cannot be polled (a
+ *				regular file) or on a /dev/wsx file (a
+ *				session's own would keep it from ever being
+ *				released)
  *			-EAGAIN	the per-session or total in-flight limit is
  *				reached: wait for completions and retry
  *			-ENOMEM	out of memory
