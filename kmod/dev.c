@@ -551,19 +551,6 @@ static int wsx_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations wsx_fops;
-
-/**
- * wsx_file_is_session - is @file a /dev/wsx session?
- * @file:	any file
- *
- * Return: true for a session's file, which a POLL may not hold.
- */
-bool wsx_file_is_session(const struct file *file)
-{
-	return file->f_op == &wsx_fops;
-}
-
 static const struct file_operations wsx_fops = {
 	.owner		= THIS_MODULE,
 	.open		= wsx_open,

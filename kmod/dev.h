@@ -3,10 +3,7 @@
 #ifndef _WSX_DEV_H
 #define _WSX_DEV_H
 
-struct file;
-
 extern unsigned int wsx_max_inflight_fd;
-bool wsx_file_is_session(const struct file *file);
 int wsx_dev_init(void);
 void wsx_dev_exit(void);
 

@@ -67,7 +67,7 @@ module_param_named(max_chan_cap, wsx_max_chan_cap, uint, 0644);
 MODULE_PARM_DESC(max_chan_cap, "Largest buffer of a channel, in values (at most 67108864)");
 
 module_param_named(max_parked, wsx_max_parked, uint, 0644);
-MODULE_PARM_DESC(max_parked, "Most SEND and RECV items of one open file waiting on its channels (or readied and not yet run again)");
+MODULE_PARM_DESC(max_parked, "Most SEND, RECV and POLL items of one open file waiting (a SEND or RECV until it runs again, a POLL until it ends)");
 
 static unsigned int max_threads;
 module_param(max_threads, uint, 0444);

@@ -85,6 +85,8 @@ struct wsx_op_type {
 #define WSX_OPF_SUBMITTER	BIT(0)
 /* Its record's result is the number of nodes the job ran, not a value. */
 #define WSX_OPF_RESULT_NODES	BIT(1)
+/* Its start may wait for a page fault of the submitter's (a user's). */
+#define WSX_OPF_FAULTS		BIT(2)
 
 static struct kmem_cache *wsx_node_cache;
 
@@ -834,7 +836,7 @@ static const struct wsx_op_type wsx_op_types[WSX_OP_LAST] = {
 	},
 	[WSX_OP_CRC32C] = {
 		.name	= "crc32c",
-		.flags	= WSX_OPF_SUBMITTER,
+		.flags	= WSX_OPF_SUBMITTER | WSX_OPF_FAULTS,
 		.check	= wsx_crc_check,
 		.start	= wsx_crc_start,
 		.fn	= wsx_crc_fn,
@@ -889,7 +891,8 @@ int wsx_op_check(const struct wsx_req *req)
  * wsx_op_needs_submitter - does the op's root start only in the submitter?
  * @op:	the request's op, checked or not
  *
- * Its start pins the submitter's memory, so an M never starts it.
+ * Its start pins the submitter's memory or looks up its files, so an M
+ * never starts it.
  *
  * Return: true for such an op; false otherwise, and for an unknown @op.
  */
@@ -898,6 +901,20 @@ bool wsx_op_needs_submitter(unsigned int op)
 	const struct wsx_op_type *type = wsx_op_type(op);
 
 	return type && (type->flags & WSX_OPF_SUBMITTER);
+}
+
+/**
+ * wsx_op_may_fault - may the op's start wait for the submitter's faults?
+ * @op:	the request's op, checked or not
+ *
+ * Return: true for an op that pins the submitter's pages; false
+ * otherwise, and for an unknown @op.
+ */
+bool wsx_op_may_fault(unsigned int op)
+{
+	const struct wsx_op_type *type = wsx_op_type(op);
+
+	return type && (type->flags & WSX_OPF_FAULTS);
 }
 
 /**

@@ -77,6 +77,7 @@ extern u64 wsx_max_item_ns;
 
 int wsx_op_check(const struct wsx_req *req);
 bool wsx_op_needs_submitter(unsigned int op);
+bool wsx_op_may_fault(unsigned int op);
 struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job,
 			       struct wsx_uchans *chans);
 int wsx_op_init(struct wsx_node *root, const struct wsx_req *req,

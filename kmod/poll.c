@@ -20,26 +20,29 @@
  *    the owner to look again.  A test of the count followed by a store
  *    would let two own it and ready it twice (BUG_DOUBLE_READY).
  *  - The arming item (wsx_poll_arm()) owns itself (@refs = 1, set before
- *    the item is published), is on its session's @armed list, and adds
- *    its entry before it looks at the file: vfs_poll() adds the entry
- *    (under the queue's lock) and then reads the file's state, and a
- *    waker changes the state and then takes the queue's lock to wake, so
- *    either the look sees the event or the wake finds the entry
- *    (BUG_CHECK_FIRST looks first).
- *  - The owner's look (wsx_poll_own()): a flag set: end cancelled; the
- *    event there: end with it; else count itself in its job again
- *    (wsx_park()) and give back the counts it read with a fully ordered
- *    atomic_sub_return(): 0 left means nobody came meanwhile, and whoever
- *    comes next takes the count from 0 and owns; more than 0 means
- *    somebody counted while it looked, and the owner readies itself to
- *    look again in its next run (that look comes after the give-back, so
- *    it sees what they saw: both atomics are fully ordered).  Giving back
- *    by a store of 0 drops that count and the event with it
- *    (BUG_ARM_LOST).
- *  - The wake function (wsx_poll_wake(), under the queue's lock) counts;
- *    from 0 it owns: it takes the entry off (it holds the lock), records
- *    the mask, clears @head with a store-release and readies the item as
- *    its last touch of it.
+ *    the item is published), is on its session's @armed list, and looks
+ *    as every owner does.
+ *  - The owner's look (wsx_poll_own()), one per run of the item: read
+ *    @refs (acquire: before the look), a flag set: end cancelled; look at
+ *    the file, adding the entry first when it is off its queue (vfs_poll()
+ *    adds it under the queue's lock, then reads the file's state, and a
+ *    waker changes the state, then takes that lock to wake: either the
+ *    look sees the event or the wake finds the entry; BUG_CHECK_FIRST
+ *    looks first); the event there: end with it; else count itself in
+ *    its job again (wsx_park()) and give back the counts it read, those
+ *    from before the look, with a fully ordered atomic_sub_return(): 0
+ *    left means nobody came since the read, and whoever comes next takes
+ *    the count from 0 and owns; more than 0 means somebody counted since,
+ *    maybe after the look, and the owner readies itself to look again in
+ *    its next run (after the give-back, which read their count: both
+ *    atomics are fully ordered, so the look sees what they saw).  Giving
+ *    back counts not read before the look, or by a store of 0, drops a
+ *    count and the event with it (BUG_ARM_LOST).
+ *  - The wake function (wsx_poll_wake(), under the queue's lock) counts
+ *    (not past WSX_POLL_CAP: the owner then looks again anyway); from 0
+ *    it owns: it takes the entry off (it holds the lock), records the
+ *    mask, clears @head with a store-release and readies the item as its
+ *    last touch of it.
  *  - A canceller (the timeout's hrtimer, wsx_polls_cancel_all() at
  *    close()) sets WSX_POLL_CANCEL, then counts, and readies the item
  *    from 0.  The timeout's callback touches the item while its hrtimer
@@ -54,15 +57,24 @@
  *    (BUG_WAKE_AFTER_FREE removes without it); under rcu_read_lock(), for
  *    a queue freed with POLLFREE (freed only after a grace period).  Then
  *    off the session's list, the hrtimer cancelled, the file put.
+ *  - POLLFREE (a queue freed under its entries: signalfd's, which a POLL
+ *    never uses, wsx_poll_file_ok(), but the rule costs nothing): the
+ *    wake function cancels, takes the entry off and clears @head last,
+ *    as io_uring's io_pollfree_wake() does.
  *
- * Fields: @file, @events, @item, @chans, @timeout_ns are set at creation
- * and read-only after; @revents, @error, @node's membership and the entry
- * are the owner's (@node under wsx_polls.lock); @head is written by the
+ * The files: a file's poll runs on an M that every session shares, so a
+ * POLL takes only files whose poll never sleeps (wsx_poll_file_ok()).
+ *
+ * Fields: @file, @events, @chans, @timeout_ns are set at creation and
+ * @item at arming, read-only after; @revents, @error, @armed, @counted,
+ * @node's membership and the entry are the owner's (@node under
+ * wsx_polls.lock); @woken the owning wake function's, then the owner's; @head is written by the
  * owner when it adds the entry and cleared by an owning wake function or a
  * POLLFREE wake (under the queue's lock, store-release), read by the owner
  * (load-acquire); @refs is atomic.
  */
 #include <linux/atomic.h>
+#include <linux/eventfd.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
@@ -74,7 +86,6 @@
 
 #include <linux/wsx.h>
 
-#include "dev.h"
 #include "fault.h"
 #include "poll.h"
 #include "uchan.h"
@@ -106,7 +117,8 @@ struct wsx_poll {
 	__poll_t revents;
 	u64 timeout_ns;
 	int error;			/* -EOPNOTSUPP: a second queue */
-	bool armed;
+	bool armed;			/* on the session's list */
+	bool counted;			/* in the session's parked items */
 };
 
 /* vfs_poll()'s table, with the item it adds an entry for. */
@@ -175,10 +187,19 @@ static enum hrtimer_restart wsx_poll_timeout(struct hrtimer *t)
 }
 
 /*
+ * The count a wake stops adding to.  It is not 0, so an owner holds the
+ * item, and the owner gives back at most WSX_POLL_CAP - 1 counts of a
+ * look (wsx_poll_own()), so that it looks again after a wake it did not
+ * count.  Far below WSX_POLL_TIMEDOUT: the wakes that pass the test
+ * together before they count are at most one per CPU.
+ */
+#define WSX_POLL_CAP	BIT(24)
+
+/*
  * The entry's wake function, under the queue's lock: count the wake
  * unless its mask says it is not for us; from 0, own the item: take the
  * entry off and ready the item, the last touch of it.  POLLFREE (the
- * queue is being freed): off the queue whoever owns, and cancel.
+ * queue is being freed): cancel, off the queue, whoever owns.
  */
 static int wsx_poll_wake(struct wait_queue_entry *wait, unsigned int mode,
 			 int sync, void *key)
@@ -187,22 +208,31 @@ static int wsx_poll_wake(struct wait_queue_entry *wait, unsigned int mode,
 	__poll_t mask = key_to_poll(key);
 
 	if (unlikely(mask & POLLFREE)) {
-		list_del_init(&wait->entry);
-		/* the owner, seeing NULL, never takes the freed queue's lock */
-		smp_store_release(&poll->head, NULL);
+		/*
+		 * io_uring's order: cancel first (the item may be readied and
+		 * end, but its end takes this queue's lock, which we hold,
+		 * while @head is set), then off the queue, then @head cleared
+		 * as the last touch: after it the ending owner takes no lock
+		 * and may free the item.
+		 */
 		wsx_poll_cancel(poll, 0);
+		list_del_init(&wait->entry);
+		/* pairs with wsx_poll_queued(): the last touch */
+		smp_store_release(&poll->head, NULL);
 		return 1;
 	}
 	if (mask && !(mask & poll->events))
 		return 0;
+	if ((atomic_read(&poll->refs) & WSX_POLL_COUNT) >= WSX_POLL_CAP)
+		return 1;		/* owned: the owner looks again */
 	if (atomic_fetch_inc(&poll->refs) & WSX_POLL_COUNT)
-		return 1;		/* the owner looks again */
+		return 1;		/* owned: the owner looks again */
 	list_del_init(&wait->entry);
 	poll->woken = mask;
 	/*
 	 * The owner-to-be reads @woken after the queueing in wsx_ready(), as
 	 * a channel's continuation reads its waiter (chan.c); @head's
-	 * release pairs with wsx_poll_remove_entry()'s acquire.
+	 * release pairs with wsx_poll_queued()'s acquire.
 	 */
 	smp_store_release(&poll->head, NULL);
 	wsx_ready(poll->item);
@@ -216,7 +246,8 @@ static void wsx_poll_queue(struct file *file, struct wait_queue_head *head,
 	struct wsx_poll *poll = container_of(pt, struct wsx_poll_table,
 					     pt)->poll;
 
-	if (poll->head) {		/* a second queue: not supported */
+	/* a POLLFREE wake of the first queue may clear it meanwhile */
+	if (READ_ONCE(poll->head)) {	/* a second queue: not supported */
 		poll->error = -EOPNOTSUPP;
 		return;
 	}
@@ -227,8 +258,8 @@ static void wsx_poll_queue(struct file *file, struct wait_queue_head *head,
 /*
  * The queue the entry is on, or NULL, as the owner sees it: the acquire
  * pairs with the store-release of a wake function that took the entry off
- * (an owning one, or POLLFREE's), so that what it did to the entry before
- * comes before the owner's next touch of it.
+ * (an owning one, or POLLFREE's), so that what it did before (the mask,
+ * the cancel flag) comes before the owner's next touch of the item.
  */
 static struct wait_queue_head *wsx_poll_queued(struct wsx_poll *poll)
 {
@@ -236,45 +267,66 @@ static struct wait_queue_head *wsx_poll_queued(struct wsx_poll *poll)
 	return smp_load_acquire(&poll->head);
 }
 
-/* Look at the file, adding the entry when it is off its queue. */
+/*
+ * Look at the file for the events asked (the table's key: no busy
+ * polling of a socket, POLL_BUSY_LOOP), adding the entry when it is off
+ * its queue.
+ */
 static __poll_t wsx_poll_look(struct wsx_poll *poll)
 {
 	struct wsx_poll_table t = { .poll = poll };
 
-	if (wsx_poll_queued(poll))
-		return vfs_poll(poll->file, NULL);
-	init_poll_funcptr(&t.pt, wsx_poll_queue);
-	return vfs_poll(poll->file, &t.pt);
+	init_poll_funcptr(&t.pt, wsx_poll_queued(poll) ? NULL :
+			  wsx_poll_queue);
+	t.pt._key = poll->events;
+	return vfs_poll(poll->file, &t.pt) & poll->events;
+}
+
+static int wsx_poll_cancelled(unsigned int v)
+{
+	return v & WSX_POLL_TIMEDOUT ? -ETIME : -ECANCELED;
 }
 
 /*
- * The owner's look, with @mask the events it knows of.  Return: 0 (the
- * event: @poll->revents), -ETIME, -ECANCELED or -EOPNOTSUPP, owned for
- * good; -EINPROGRESS, parked (the item is no longer the caller's).
+ * The owner's look, with @hint the mask of the wake that readied it (0:
+ * none).  Return: 0 (the event: @poll->revents), -ETIME, -ECANCELED,
+ * -EAGAIN (it would wait beyond max_parked) or -EOPNOTSUPP, owned for
+ * good; -EINPROGRESS, parked or readied by itself (the item is no longer
+ * the caller's).
  */
-static int wsx_poll_own(struct wsx_poll *poll, __poll_t mask)
+static int wsx_poll_own(struct wsx_poll *poll, __poll_t hint)
 {
 	struct wsx_item *item = poll->item;
-	bool looked = false;
-	unsigned int v;
+	unsigned int v, give;
+	__poll_t mask;
 
-	for (;; looked = true) {
-		v = atomic_read(&poll->refs);
-		if (v & WSX_POLL_CANCEL)
-			return v & WSX_POLL_TIMEDOUT ? -ETIME : -ECANCELED;
-		if (poll->error)
-			return poll->error;
-		mask &= poll->events;
-		if (mask) {
-			poll->revents = mask;
-			return 0;
-		}
-		/* off its queue (readied by a wake): the entry again */
-		if (wsx_poll_queued(poll))
-			break;
-		if (looked)	/* the file's poll adds no entry: no wakeup */
-			return -EOPNOTSUPP;
+	/*
+	 * The counts it gives back are the ones it read before it looks
+	 * (acquire: the look is not ordered before the read): a count that
+	 * comes after the read is not given back, so the give-back sees it.
+	 */
+	v = atomic_read_acquire(&poll->refs);
+	if (v & WSX_POLL_CANCEL)
+		return wsx_poll_cancelled(v);
+	mask = hint & poll->events;
+	if (!mask)
 		mask = wsx_poll_look(poll);
+	if (poll->error)
+		return poll->error;
+	if (mask) {
+		poll->revents = mask;
+		return 0;
+	}
+	if (!wsx_poll_queued(poll)) {
+		v = atomic_read(&poll->refs);	/* POLLFREE's cancel? */
+		/* else the file's poll adds no entry: nothing would wake it */
+		return v & WSX_POLL_CANCEL ? wsx_poll_cancelled(v) :
+					     -EOPNOTSUPP;
+	}
+	if (!poll->counted) {		/* its first wait */
+		if (wsx_uchans_park_get(poll->chans))
+			return -EAGAIN;
+		poll->counted = true;
 	}
 	/* runs again as itself, not flagged WSX_ITEM_ROOT: its job started */
 	wsx_item_init(item, item->fn, item->job);
@@ -283,13 +335,15 @@ static int wsx_poll_own(struct wsx_poll *poll, __poll_t mask)
 	wsx_park(item);
 	/* BUG_ARM_LOST's window: a wake now counts while it looks */
 	wsx_fault(WSX_FAULT_POLL_BEFORE_GIVEBACK);
-	if (!(atomic_sub_return(v & WSX_POLL_COUNT, &poll->refs) &
-	      WSX_POLL_COUNT))
+	give = v & WSX_POLL_COUNT;
+	if (give >= WSX_POLL_CAP)
+		give--;		/* a wake may have gone uncounted: look again */
+	if (!(atomic_sub_return(give, &poll->refs) & WSX_POLL_COUNT))
 		return -EINPROGRESS;
 	/*
-	 * Somebody counted while it looked: it is still the owner, and
-	 * readies itself to look again in its next run (each run of the item
-	 * looks a bounded number of times, whatever a user's wakes do).
+	 * Somebody counted after it read: it is still the owner, and
+	 * readies itself to look again in its next run (one look per run,
+	 * whatever a user's wakes do).
 	 */
 	wsx_count(WSX_COUNT_POLL_LOOKED_AGAIN);
 	wsx_ready(item);
@@ -316,25 +370,18 @@ static void wsx_poll_remove_entry(struct wsx_poll *poll)
 }
 
 /*
- * Arm @poll for @item, its first run: own itself, listed, parked, the
- * timeout started, the entry added.  Return as wsx_poll_own(), or
- * -EAGAIN (max_parked) or -ECANCELED (the session closes) without arming.
+ * Arm @poll for @item, its first run: own itself, listed, the timeout
+ * started, then the owner's look, which adds the entry.  Return as
+ * wsx_poll_own(), or -ECANCELED (the session closes) without arming.
  */
 static int wsx_poll_arm(struct wsx_poll *poll, struct wsx_item *item)
 {
 	struct wsx_polls *ps = &poll->chans->polls;
-	struct wsx_poll_table t = { .poll = poll };
-	__poll_t mask;
-	int ret;
 
-	ret = wsx_uchans_park_get(poll->chans);
-	if (ret)
-		return ret;
 	atomic_set(&poll->refs, 1);
 	spin_lock(&ps->lock);
 	if (ps->closing) {
 		spin_unlock(&ps->lock);
-		wsx_uchans_park_put(poll->chans);
 		return -ECANCELED;
 	}
 	poll->item = item;
@@ -344,9 +391,7 @@ static int wsx_poll_arm(struct wsx_poll *poll, struct wsx_item *item)
 	if (poll->timeout_ns)
 		hrtimer_start(&poll->timeout, ns_to_ktime(poll->timeout_ns),
 			      HRTIMER_MODE_REL_SOFT);
-	init_poll_funcptr(&t.pt, wsx_poll_queue);
-	mask = vfs_poll(poll->file, &t.pt);
-	return wsx_poll_own(poll, mask);
+	return wsx_poll_own(poll, 0);
 }
 
 /* The owner ends, for good: off every list, nothing of it runs after. */
@@ -360,7 +405,9 @@ static void wsx_poll_end(struct wsx_poll *poll)
 	spin_unlock(&ps->lock);
 	hrtimer_cancel(&poll->timeout);
 	poll->armed = false;
-	wsx_uchans_park_put(poll->chans);
+	if (poll->counted)
+		wsx_uchans_park_put(poll->chans);
+	poll->counted = false;
 }
 
 /**
@@ -373,9 +420,38 @@ static void wsx_poll_end(struct wsx_poll *poll)
  */
 int wsx_poll_check(u64 events, u64 timeout_ns)
 {
-	if (!events || (events & ~(u64)WSX_POLL_EVENTS))
+	if (!events || (events & ~(__force u64)WSX_POLL_EVENTS))
 		return -EINVAL;
 	return timeout_ns > WSX_DELAY_MAX_NS ? -E2BIG : 0;
+}
+
+/*
+ * May an M call @file's poll?  Sockets, pipes and FIFOs, and eventfds:
+ * their poll never sleeps.  Another file's may wait for as long as a user
+ * wants (FUSE's asks its daemon), holding an M that other sessions share;
+ * signalfd's looks at the caller's signals (an M's); and a file that may
+ * hold a POLL's own session (a /dev/wsx file, an io_uring's) would keep
+ * the session from ever being released.
+ */
+static bool wsx_poll_file_ok(struct file *file)
+{
+	umode_t mode = file_inode(file)->i_mode;
+	struct eventfd_ctx *ctx;
+
+	if (!file_can_poll(file))
+		return false;
+	/*
+	 * An open file of a socket's mode is a socket: opening a socket's
+	 * inode on a filesystem fails (ENXIO); and a FIFO's is a pipe's
+	 * (init_special_inode() gives it the pipe's file operations)
+	 */
+	if (S_ISSOCK(mode) || S_ISFIFO(mode))
+		return true;
+	ctx = eventfd_ctx_fileget(file);
+	if (IS_ERR(ctx))
+		return false;
+	eventfd_ctx_put(ctx);
+	return true;
 }
 
 /**
@@ -387,9 +463,8 @@ int wsx_poll_check(u64 events, u64 timeout_ns)
  *
  * Context: the submitter's (its file table), process context.
  * Return: the POLL, holding the file, or an ERR_PTR: -EBADF (no such
- * descriptor), -EOPNOTSUPP (a file without poll, or a /dev/wsx file,
- * whose release a POLL holding it would keep from ever running), -EINVAL
- * (no session), -ENOMEM.
+ * descriptor), -EOPNOTSUPP (not a socket, a pipe or FIFO, or an eventfd:
+ * wsx_poll_file_ok()), -EINVAL (no session), -ENOMEM.
  */
 struct wsx_poll *wsx_poll_create(u64 fd, u64 events, u64 timeout_ns,
 				 struct wsx_uchans *chans)
@@ -404,7 +479,7 @@ struct wsx_poll *wsx_poll_create(u64 fd, u64 events, u64 timeout_ns,
 	file = fget(fd);
 	if (!file)
 		return ERR_PTR(-EBADF);
-	if (!file_can_poll(file) || wsx_file_is_session(file)) {
+	if (!wsx_poll_file_ok(file)) {
 		fput(file);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
@@ -442,17 +517,13 @@ int wsx_poll_run(struct wsx_poll *poll, struct wsx_item *item, u64 *revents)
 			return -ECANCELED;
 		ret = wsx_poll_arm(poll, item);
 	} else {
-		__poll_t mask = poll->woken;
-
-		if (!(mask & poll->events))
-			mask = wsx_poll_look(poll);
-		ret = wsx_poll_own(poll, mask);
+		ret = wsx_poll_own(poll, poll->woken);
 	}
 	if (ret == -EINPROGRESS)
 		return ret;
 	if (poll->armed)
 		wsx_poll_end(poll);
-	*revents = poll->revents;
+	*revents = (__force u64)poll->revents;
 	return ret;
 }
 

@@ -96,15 +96,17 @@ void wsx_submit_root(struct wsx_item *root, const struct wsx_req *req,
 }
 
 /*
- * Before a request's op is set up: an op that starts in its submitter
- * (wsx_op_needs_submitter(): it pins the submitter's pages, which may wait
- * for a page fault that a user serves, one that waits for these very
- * items) must not hold up what @batch holds: queue it first.
+ * Before a request's op is set up: an op whose start may fault on the
+ * submitter's pages (wsx_op_may_fault(): a fault that a user serves, one
+ * that waits for these very items) must not hold up what @batch holds:
+ * queue it first.  Not for every op of the submitter: a POLL's start looks
+ * a descriptor up, which waits for no user, and a flush per POLL would
+ * queue each alone and wake an M for each.
  */
 void wsx_submit_before_setup(const struct wsx_req *req,
 			     struct wsx_queue_batch *batch)
 {
-	if (wsx_op_needs_submitter(req->op))
+	if (wsx_op_may_fault(req->op))
 		wsx_queue_batch_flush(batch);
 }
 

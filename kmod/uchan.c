@@ -153,6 +153,8 @@ void wsx_uchans_destroy(struct wsx_uchans *u)
 	unsigned long id;
 
 	WARN_ON_ONCE(atomic_read(&u->parked));
+	WARN_ON_ONCE(!list_empty(&u->polls.armed) ||
+		     !list_empty(&u->polls.cancelled));
 	xa_for_each(&u->xa, id, c) {
 		wsx_chan_destroy(c);
 		cond_resched();

@@ -112,7 +112,8 @@ struct wsx_version {
  *			Status -ENODATA when the channel is closed and empty
  *			before count values came, -EPIPE when the channel of
  *			args[2] is closed
- * WSX_OP_POLL		args[0] = a file descriptor of the submitter, args[1] =
+ * WSX_OP_POLL		args[0] = a file descriptor of the submitter (a
+ *			socket, a pipe or FIFO, or an eventfd), args[1] =
  *			events (EPOLLIN, EPOLLPRI, EPOLLOUT, EPOLLRDNORM,
  *			EPOLLRDBAND, EPOLLWRNORM, EPOLLWRBAND, EPOLLMSG,
  *			EPOLLRDHUP, EPOLLERR and EPOLLHUP of
@@ -121,12 +122,13 @@ struct wsx_version {
  *			until the file reports one of the events (EPOLLERR and
  *			EPOLLHUP too, as poll() reports them); result the
  *			events the file reported (revents).  Status -ETIME
- *			when the timeout passed first, -EOPNOTSUPP when the
- *			file waits on two queues (not supported).  The
+ *			when the timeout (counted from the item's start)
+ *			passed first, -EOPNOTSUPP when the file waits on two
+ *			queues (a FIFO opened for reading and writing).  The
  *			descriptor is looked up when the request is
- *			submitted, and the item
- *			holds the file until it ends: closing the descriptor
- *			meanwhile does not end it.  A POLL in the SQ is
+ *			submitted, and the item holds the file until it
+ *			ends: closing the descriptor meanwhile does not end
+ *			it.  A POLL in the SQ is
  *			consumed by WSX_IOC_ENTER only, never by a kernel
  *			thread's pick-up (it needs the submitter's files)
  *
@@ -134,8 +136,8 @@ struct wsx_version {
  * (the item parks; the other side, or the file's wakeup, readies it).  An
  * unknown channel id refuses the request with -ENOENT.  Closing the session
  * ends a waiting POLL with -ECANCELED.  Status -EAGAIN: the item had to wait
- * while max_parked of the session's items waited (an item counts from
- * its wait until it runs again).  The result counts what was done before a
+ * while max_parked of the session's items waited (a SEND or RECV counts
+ * from its wait until it runs again, a POLL from its wait until it ends).  The result counts what was done before a
  * non-zero status.
  *
  * An argument over its limit gives -E2BIG, any other bad argument -EINVAL.
@@ -470,10 +472,10 @@ struct wsx_chan_create {
  *			-ENOENT	SEND or RECV on a channel id the session
  *				does not have
  *			-EBADF	POLL on a descriptor the submitter has not
- *			-EOPNOTSUPP POLL on a file that cannot be polled (a
- *				regular file) or on a /dev/wsx file (a
- *				session's own would keep it from ever being
- *				released)
+ *			-EOPNOTSUPP POLL on a file other than a socket, a
+ *				pipe or FIFO, or an eventfd (another file's
+ *				poll may sleep, on a kernel thread every
+ *				session shares)
  *			-EAGAIN	the per-session or total in-flight limit is
  *				reached: wait for completions and retry
  *			-ENOMEM	out of memory
