@@ -112,7 +112,7 @@ clean:
 	rm -rf build
 
 ## bench         build, then benchmark wsx against the Go runtime, cmwq, a
-##               central queue and direct calls, each of three phases in
+##               central queue, direct calls and io_uring, each phase in
 ##               three VM boots (see scripts/bench; not run in CI)
 .PHONY: bench
 bench:

@@ -30,92 +30,34 @@
 #include <linux/io_uring.h>
 #include <linux/wsx.h>
 
+#include "bench_rings.h"
+#include "bench_util.h"
 #include "wsx_flood.h"
 
 struct door {
 	const char *name;
-	int fd;
+	struct bench_rings r;
 	__u64 total;
-	/* SQ: the kernel's head, our tail (published at enter) */
-	__u32 *sq_head, *sq_tail, sq_mask, tail;
-	__u32 *sq_flags;	/* wsx, pick-up mode */
-	/* CQ: our head, the kernel's tail */
-	__u32 *cq_head, *cq_tail, cq_mask;
-	/* wsx */
-	struct wsx_req *sqes;
-	struct wsx_completion *cqes;
-	/* io_uring */
-	__u32 *sq_array;
-	struct io_uring_sqe *usqes;
-	struct io_uring_cqe *ucqes;
 	bool async;
 	bool pickup;
 	unsigned long enters;	/* system calls made to submit or wait */
 };
 
-static __u32 pow2_at_least(__u64 n)
-{
-	__u32 p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
-static void *map(int fd, size_t len, off_t off)
-{
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_POPULATE, fd, off);
-
-	if (m == MAP_FAILED) {
-		perror("mmap");
-		return NULL;
-	}
-	return m;
-}
-
 /* ---- /dev/wsx ---------------------------------------------------------- */
 
 static int wsx_door_setup(struct door *d, __u32 sq, __u32 cq)
 {
-	struct wsx_ring_setup p;
-	char *m;
-
-	d->fd = open(WSX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (d->fd < 0) {
-		perror(WSX_DEVICE_PATH);
-		return -1;
-	}
-	memset(&p, 0, sizeof(p));
-	p.sq_entries = sq;
-	p.cq_entries = cq;
-	p.flags = d->pickup ? WSX_RING_SQ_PICKUP : 0;
-	if (ioctl(d->fd, WSX_IOC_RING_SETUP, &p)) {
-		perror("WSX_IOC_RING_SETUP");
-		return -1;
-	}
-	m = map(d->fd, p.mmap_size, WSX_RING_MMAP_OFF);
-	if (!m)
-		return -1;
-	d->sq_head = (__u32 *)(m + p.sq_head);
-	d->sq_tail = (__u32 *)(m + p.sq_tail);
-	d->cq_head = (__u32 *)(m + p.cq_head);
-	d->cq_tail = (__u32 *)(m + p.cq_tail);
-	d->sq_flags = (__u32 *)(m + p.sq_flags);
-	d->sqes = (struct wsx_req *)(m + p.sqes);
-	d->cqes = (struct wsx_completion *)(m + p.cqes);
-	d->sq_mask = sq - 1;
-	d->cq_mask = cq - 1;
-	return 0;
+	return bench_rings_wsx(&d->r, sq, cq,
+			       d->pickup ? WSX_RING_SQ_PICKUP : 0);
 }
 
 static void wsx_door_push(struct door *d, __u64 id)
 {
-	struct wsx_req *r = &d->sqes[d->tail++ & d->sq_mask];
+	struct wsx_req *req = &d->r.sqes[d->r.tail++ & d->r.sq_mask];
 
-	memset(r, 0, sizeof(*r));
-	r->op = WSX_OP_NOP;
-	r->user_data = id;
+	memset(req, 0, sizeof(*req));
+	req->op = WSX_OP_NOP;
+	req->user_data = id;
 }
 
 static int wsx_door_enter(struct door *d, unsigned int n, unsigned int min)
@@ -125,13 +67,14 @@ static int wsx_door_enter(struct door *d, unsigned int n, unsigned int min)
 
 	if (d->pickup) {
 		/* every entry not taken yet, the older ones too */
-		n = *d->sq_tail - __atomic_load_n(d->sq_head,
-						  __ATOMIC_ACQUIRE);
+		n = *d->r.sq_tail - __atomic_load_n(d->r.sq_head,
+						    __ATOMIC_ACQUIRE);
 		if (!min && !n)
 			return 0;
 		/* StoreLoad: the tail before the flag */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!min && !(__atomic_load_n(d->sq_flags, __ATOMIC_ACQUIRE) &
+		if (!min && !(__atomic_load_n(d->r.sq_flags,
+					      __ATOMIC_ACQUIRE) &
 			      WSX_SQ_NEED_ENTER))
 			return 0;	/* the Ms take the entries */
 	}
@@ -139,7 +82,7 @@ static int wsx_door_enter(struct door *d, unsigned int n, unsigned int min)
 	e.to_submit = n;
 	e.min_complete = min;
 	e.timeout_ns = 60LL * 1000000000LL;
-	ret = ioctl(d->fd, WSX_IOC_ENTER, &e);
+	ret = ioctl(d->r.fd, WSX_IOC_ENTER, &e);
 	d->enters++;
 	if (ret < 0 || (!d->pickup && e.submitted != n) || e.error) {
 		fprintf(stderr, "WSX_IOC_ENTER: %s, submitted %u of %u, error %d\n",
@@ -153,7 +96,7 @@ static int wsx_door_enter(struct door *d, unsigned int n, unsigned int min)
 /* Is the wsx record at @idx right? */
 static bool wsx_door_ok(const struct door *d, __u32 idx)
 {
-	const struct wsx_completion *c = &d->cqes[idx];
+	const struct wsx_completion *c = &d->r.cqes[idx];
 
 	if (c->status || c->user_data >= d->total) {
 		fprintf(stderr, "record %llu: status %d\n",
@@ -167,60 +110,26 @@ static bool wsx_door_ok(const struct door *d, __u32 idx)
 
 static int uring_door_setup(struct door *d, __u32 sq, __u32 cq)
 {
-	struct io_uring_params p;
-	size_t sq_len, cq_len;
-	char *sqm, *cqm;
-
-	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_CQSIZE;
-	p.cq_entries = cq;
-	d->fd = syscall(__NR_io_uring_setup, sq, &p);
-	if (d->fd < 0) {
-		perror("io_uring_setup");
-		return -1;
-	}
-	sq_len = p.sq_off.array + p.sq_entries * sizeof(__u32);
-	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	if (p.features & IORING_FEAT_SINGLE_MMAP) {
-		sq_len = sq_len > cq_len ? sq_len : cq_len;
-		sqm = map(d->fd, sq_len, IORING_OFF_SQ_RING);
-		cqm = sqm;
-	} else {
-		sqm = map(d->fd, sq_len, IORING_OFF_SQ_RING);
-		cqm = map(d->fd, cq_len, IORING_OFF_CQ_RING);
-	}
-	d->usqes = map(d->fd, p.sq_entries * sizeof(struct io_uring_sqe),
-		       IORING_OFF_SQES);
-	if (!sqm || !cqm || !d->usqes)
-		return -1;
-	d->sq_head = (__u32 *)(sqm + p.sq_off.head);
-	d->sq_tail = (__u32 *)(sqm + p.sq_off.tail);
-	d->sq_array = (__u32 *)(sqm + p.sq_off.array);
-	d->sq_mask = *(__u32 *)(sqm + p.sq_off.ring_mask);
-	d->cq_head = (__u32 *)(cqm + p.cq_off.head);
-	d->cq_tail = (__u32 *)(cqm + p.cq_off.tail);
-	d->cq_mask = *(__u32 *)(cqm + p.cq_off.ring_mask);
-	d->ucqes = (struct io_uring_cqe *)(cqm + p.cq_off.cqes);
-	return 0;
+	return bench_rings_uring(&d->r, sq, cq, 0);
 }
 
 static void uring_door_push(struct door *d, __u64 id)
 {
-	__u32 idx = d->tail++ & d->sq_mask;
-	struct io_uring_sqe *s = &d->usqes[idx];
+	__u32 idx = d->r.tail++ & d->r.sq_mask;
+	struct io_uring_sqe *s = &d->r.usqes[idx];
 
 	memset(s, 0, sizeof(*s));
 	s->opcode = IORING_OP_NOP;
 	s->flags = d->async ? IOSQE_ASYNC : 0;
 	s->user_data = id;
-	d->sq_array[idx] = idx;
+	d->r.sq_array[idx] = idx;
 }
 
 static int uring_door_enter(struct door *d, unsigned int n, unsigned int min)
 {
 	long ret;
 
-	ret = syscall(__NR_io_uring_enter, d->fd, n, min,
+	ret = syscall(__NR_io_uring_enter, d->r.fd, n, min,
 		      min ? IORING_ENTER_GETEVENTS : 0, NULL, 0);
 	d->enters++;
 	if (ret != n) {
@@ -234,7 +143,7 @@ static int uring_door_enter(struct door *d, unsigned int n, unsigned int min)
 /* Is the io_uring CQE at @idx right? */
 static bool uring_door_ok(const struct door *d, __u32 idx)
 {
-	const struct io_uring_cqe *c = &d->ucqes[idx];
+	const struct io_uring_cqe *c = &d->r.ucqes[idx];
 
 	if (c->res || c->user_data >= d->total) {
 		fprintf(stderr, "cqe %llu: res %d\n",
@@ -250,15 +159,15 @@ static bool uring_door_ok(const struct door *d, __u32 idx)
 static long door_reap(struct door *d,
 		      bool (*ok)(const struct door *d, __u32 idx))
 {
-	__u32 head = *d->cq_head;
-	__u32 tail = __atomic_load_n(d->cq_tail, __ATOMIC_ACQUIRE);
+	__u32 head = *d->r.cq_head;
+	__u32 tail = __atomic_load_n(d->r.cq_tail, __ATOMIC_ACQUIRE);
 	__u32 n = tail - head;
 
 	for (; head != tail; head++)
-		if (!ok(d, head & d->cq_mask))
+		if (!ok(d, head & d->r.cq_mask))
 			return -1;
 	/* release: our reads of the records before the kernel reuses them */
-	__atomic_store_n(d->cq_head, tail, __ATOMIC_RELEASE);
+	__atomic_store_n(d->r.cq_head, tail, __ATOMIC_RELEASE);
 	return n;
 }
 
@@ -290,7 +199,7 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 	const struct door_ops *ops;
 	unsigned long sent = 0, done = 0;
 	struct door d = { .total = total };
-	__u32 sq = pow2_at_least(batch);
+	__u32 sq = bench_pow2_at_least(batch);
 	__u64 start, wall;
 	unsigned int i;
 
@@ -302,10 +211,11 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 	d.pickup = ops->pickup;
 	/* the Ms may not have taken the last batches yet: room for more */
 	if (d.pickup)
-		sq = pow2_at_least(4 * batch);
-	if (ops->setup(&d, sq, pow2_at_least(inflight > sq ? inflight : sq)))
+		sq = bench_pow2_at_least(4 * batch);
+	if (ops->setup(&d, sq,
+		       bench_pow2_at_least(inflight > sq ? inflight : sq)))
 		return 1;
-	start = flood_now_ns();
+	start = bench_now_ns();
 	while (done < total) {
 		unsigned long n = total - sent, out;
 		unsigned int min = 0;
@@ -316,14 +226,14 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 		if (n > inflight - (sent - done))
 			n = inflight - (sent - done);
 		/* only in pick-up mode can the SQ still hold entries */
-		if (n > sq - (d.tail - __atomic_load_n(d.sq_head,
-						       __ATOMIC_ACQUIRE)))
-			n = sq - (d.tail - __atomic_load_n(d.sq_head,
-							   __ATOMIC_ACQUIRE));
+		if (n > sq - (d.r.tail - __atomic_load_n(d.r.sq_head,
+							 __ATOMIC_ACQUIRE)))
+			n = sq - (d.r.tail - __atomic_load_n(d.r.sq_head,
+							     __ATOMIC_ACQUIRE));
 		for (i = 0; i < n; i++)
 			ops->push(&d, sent + i);
 		/* release: the entries before the tail */
-		__atomic_store_n(d.sq_tail, d.tail, __ATOMIC_RELEASE);
+		__atomic_store_n(d.r.sq_tail, d.r.tail, __ATOMIC_RELEASE);
 		sent += n;
 		out = sent - done;
 		if (out >= inflight || sent == total)
@@ -343,12 +253,12 @@ int flood_rings(const char *mode, unsigned long total, unsigned int batch,
 			return 1;
 		done += got;
 	}
-	wall = flood_now_ns() - start;
+	wall = bench_now_ns() - start;
 	printf("flood batch=%u items=%lu ns=%llu mode=%s enters=%lu\n", batch,
 	       total, (unsigned long long)wall, mode, d.enters);
 	if (wall_ns)
 		*wall_ns = wall;
-	close(d.fd);
+	close(d.r.fd);
 	return 0;
 }
 
@@ -361,7 +271,7 @@ int flood_idle_session(void)
 		return -1;
 	wsx_door_push(&d, 0);
 	/* release: the entry before the tail */
-	__atomic_store_n(d.sq_tail, d.tail, __ATOMIC_RELEASE);
+	__atomic_store_n(d.r.sq_tail, d.r.tail, __ATOMIC_RELEASE);
 	while (!got) {
 		if (wsx_door_enter(&d, 1, 1))
 			return -1;

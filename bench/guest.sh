@@ -30,13 +30,21 @@
 #                            then one sender: ns per wake), each on wsx
 #                            (/extra/wsx_chanbench) and on goroutines
 #                            (/extra/wsx_go)
+#   sh guest.sh poll         (2 vCPUs) the netpoller (ABI 1.3): POLL_N
+#                            eventfds armed, written in a random order and
+#                            reaped (ns per completion, with the arm, write
+#                            and reap parts), on wsx through the rings and
+#                            the ioctls and on io_uring's POLL_ADD, plain
+#                            and with DEFER_TASKRUN (/extra/wsx_pollbench)
 #
 # Environment: RUNS (default 2), FLOOD_ITEMS (default 200000), RTT_ITEMS
 # (default 2000), CRC_MIB (default 256), PP_N (default 100000),
-# PIPE_VALUES (default 100000), STORM_ITEMS (default 10000).  Needs
+# PIPE_VALUES (default 100000), STORM_ITEMS (default 10000), POLL_N
+# (default 10000, at most wsx.ko's ring_max_entries).  Needs
 # /wsx/kmod/wsx.ko, /wsx/kmod/wsx_bench.ko, for the flood and the CRC32C on
 # wsx /extra/wsx_flood, for the Go runtime /extra/wsx_go (each skipped when
-# absent), for the chan phase /extra/wsx_chanbench.
+# absent), for the chan phase /extra/wsx_chanbench, for the poll phase
+# /extra/wsx_pollbench.
 #
 # Output, one record per measured run:
 #   @begin config=C workload=W contender=X
@@ -47,7 +55,9 @@
 #   @end
 # (the chan phase's wsx records carry no pre/post: wsx_chanbench reads the
 # stats itself around the timed part and prints the deltas, per P on
-# "chanstat P<n> ..." lines and summed on its bench line).
+# "chanstat P<n> ..." lines and summed on its bench line; so do the poll
+# phase's, wsx_pollbench's "pollstat P<n> ..." lines, with its
+# "pollstat parked: ..." the schedtrace line while the N POLLs waited).
 # and lines starting with "# " that tell the progress.
 RUNS=${RUNS:-2}
 FLOOD_ITEMS=${FLOOD_ITEMS:-200000}
@@ -59,9 +69,11 @@ L=/sys/kernel/debug/wsx/steal_log
 PP_N=${PP_N:-100000}
 PIPE_VALUES=${PIPE_VALUES:-100000}
 STORM_ITEMS=${STORM_ITEMS:-10000}
+POLL_N=${POLL_N:-10000}
 FLOOD=/extra/wsx_flood
 GO=/extra/wsx_go
 CHAN=/extra/wsx_chanbench
+POLL=/extra/wsx_pollbench
 config=
 ITERS=
 
@@ -195,20 +207,56 @@ chanrun() {
 	echo "@end"
 }
 
-chan() {
-	[ -x "$CHAN" ] || die "no $CHAN"
+# rounds PHASE WHAT FUNCTION: RUNS rounds of FUNCTION, each announced as
+# "# PHASE round i/RUNS: WHAT" and on a fresh load of wsx.ko (config half).
+rounds() {
 	i=1
 	while [ $i -le "$RUNS" ]; do
-		echo "# chan round $i/$RUNS: pingpong $PP_N, pipeline 8 x $PIPE_VALUES, wakestorm $STORM_ITEMS; wsx and Go"
+		echo "# $1 round $i/$RUNS: $2"
 		load half
-		chanrun pingpong "$PP_N"
-		go pingpong "$PP_N"
-		chanrun pipeline 8 "$PIPE_VALUES"
-		go pipeline 8 "$PIPE_VALUES"
-		chanrun wakestorm "$STORM_ITEMS"
-		go wakestorm "$STORM_ITEMS"
+		"$3"
 		i=$((i + 1))
 	done
+}
+
+chan_round() {
+	chanrun pingpong "$PP_N"
+	go pingpong "$PP_N"
+	chanrun pipeline 8 "$PIPE_VALUES"
+	go pipeline 8 "$PIPE_VALUES"
+	chanrun wakestorm "$STORM_ITEMS"
+	go wakestorm "$STORM_ITEMS"
+}
+
+chan() {
+	[ -x "$CHAN" ] || die "no $CHAN"
+	rounds chan "pingpong $PP_N, pipeline 8 x $PIPE_VALUES, wakestorm $STORM_ITEMS; wsx and Go" \
+		chan_round
+}
+
+# pollrun MODE: one run of wsx_pollbench's door MODE (after its warm-up).
+pollrun() {
+	case $1 in
+	rings) c=wsx-rings ;;
+	ioctl) c=wsx ;;
+	*) c=$1 ;;
+	esac
+	echo "@begin config=$config workload=poll contender=$c"
+	"$POLL" "$1" "$POLL_N" 1 ||
+		echo "@error poll $c: wsx_pollbench $1 $POLL_N failed"
+	echo "@end"
+}
+
+poll_round() {
+	for m in rings ioctl uring uring-defer; do
+		pollrun $m
+	done
+}
+
+poll() {
+	[ -x "$POLL" ] || die "no $POLL"
+	rounds poll "$POLL_N eventfds armed, written, reaped; wsx rings and ioctls, io_uring POLL_ADD" \
+		poll_round
 }
 
 balance() {
@@ -285,7 +333,8 @@ balance) balance ;;
 executor) executor ;;
 topology) topology ;;
 chan) chan ;;
-*) die "usage: guest.sh throughput|balance|executor|topology|chan" ;;
+poll) poll ;;
+*) die "usage: guest.sh throughput|balance|executor|topology|chan|poll" ;;
 esac
 rmmod wsx_bench 2>/dev/null
 echo "@done"

@@ -59,78 +59,10 @@
 
 #include <linux/wsx.h>
 
-#ifndef STATS_PATH
-#define STATS_PATH	WSX_DEBUGFS_PATH "/stats"
-#endif
-#define MAX_PS		64
+#include "bench_stats.h"
+#include "bench_util.h"
+
 #define WAIT_TIMEOUT_NS	(120LL * 1000000000LL)
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
-/* The counters this bench reports, per P and global. */
-enum {
-	K_RNEXT, K_HITS, K_STOLEN, K_IPARKS, K_EXEC, K_SPINS, K_PARKS,
-	K_WAKEUPS, NPKEYS
-};
-
-static const char *const pkeys[NPKEYS] = {
-	"ready_runnext", "runnext_hits", "stolen", "item_parks", "executed",
-	"spins", "parks", "wakeups",
-};
-
-struct stats {
-	unsigned int nps;
-	long long p[MAX_PS][NPKEYS];
-	long long ready_global, ready_inbox, waiting;
-};
-
-/* Value of " key=" in @line, or -1 when absent. */
-static long long field(const char *line, const char *key)
-{
-	size_t len = strlen(key);
-	const char *s = line;
-
-	while ((s = strstr(s, key))) {
-		if ((s == line || s[-1] == ' ') && s[len] == '=')
-			return strtoll(s + len + 1, NULL, 10);
-		s += len;
-	}
-	return -1;
-}
-
-static int read_stats(struct stats *st)
-{
-	char line[4096];
-	FILE *f = fopen(STATS_PATH, "r");
-
-	memset(st, 0, sizeof(*st));
-	if (!f) {
-		perror(STATS_PATH);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int id, k;
-
-		if (sscanf(line, "P%u ", &id) == 1 && id < MAX_PS) {
-			for (k = 0; k < NPKEYS; k++)
-				st->p[id][k] = field(line, pkeys[k]);
-			if (id + 1 > st->nps)
-				st->nps = id + 1;
-		} else if (!strncmp(line, "global ", 7)) {
-			st->ready_global = field(line, "ready_global");
-			st->ready_inbox = field(line, "ready_inbox");
-			st->waiting = field(line, "waiting");
-		}
-	}
-	fclose(f);
-	return 0;
-}
 
 static int chan_create(int fd, __u32 *id)
 {
@@ -156,32 +88,6 @@ static void req(struct wsx_req *r, __u64 ud, __u32 op, __u64 a0, __u64 a1,
 	r->args[1] = a1;
 	r->args[2] = a2;
 	r->args[3] = a3;
-}
-
-/* Submit all @n requests, WSX_SUBMIT_MAX at a time. */
-static int submit(int fd, struct wsx_req *reqs, unsigned long n)
-{
-	unsigned long done = 0;
-
-	while (done < n) {
-		struct wsx_submit s;
-		unsigned long k = n - done;
-		int ret;
-
-		if (k > WSX_SUBMIT_MAX)
-			k = WSX_SUBMIT_MAX;
-		memset(&s, 0, sizeof(s));
-		s.items = (uintptr_t)(reqs + done);
-		s.count = k;
-		ret = ioctl(fd, WSX_IOC_SUBMIT, &s);
-		if (ret < 0 || s.queued != k) {
-			fprintf(stderr, "WSX_IOC_SUBMIT: %d queued of %lu, error %d (%s)\n",
-				ret, k, s.error, strerror(ret < 0 ? errno : -s.error));
-			return -1;
-		}
-		done += k;
-	}
-	return 0;
 }
 
 /* Reap exactly @n records into @recs (which has room for them). */
@@ -216,36 +122,21 @@ static int reap(int fd, struct wsx_completion *recs, unsigned long n)
 struct result {
 	__u64 items, ns, wall_ns, result;
 	int ok;
-	struct stats pre, post;
+	struct bench_stats pre, post;
 };
 
 static int cpus;
 
 static void print(const char *what, unsigned int run, struct result *r)
 {
-	long long sum[NPKEYS] = { 0 };
-	unsigned int p, k;
-
-	for (p = 0; p < r->post.nps; p++) {
-		printf("chanstat P%u", p);
-		for (k = 0; k < NPKEYS; k++) {
-			long long d = r->post.p[p][k] - r->pre.p[p][k];
-
-			printf(" %s=%lld", pkeys[k], d);
-			sum[k] += d;
-		}
-		printf("\n");
-	}
+	bench_stats_print_ps("chanstat", &r->pre, &r->post);
 	printf("bench workload=%s contender=wsx run=%u cpus=%d items=%llu",
 	       what, run, cpus, (unsigned long long)r->items);
 	printf(" ns=%llu result=%llu ok=%d wall_ns=%llu",
 	       (unsigned long long)r->ns, (unsigned long long)r->result, r->ok,
 	       (unsigned long long)r->wall_ns);
-	for (k = 0; k < NPKEYS; k++)
-		printf(" %s=%lld", pkeys[k], sum[k]);
-	printf(" ready_global=%lld ready_inbox=%lld\n",
-	       r->post.ready_global - r->pre.ready_global,
-	       r->post.ready_inbox - r->pre.ready_inbox);
+	bench_stats_print_sums(&r->pre, &r->post);
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -289,10 +180,10 @@ static int pingpong(unsigned long n, struct result *r)
 	req(&reqs[1], PP_A, WSX_OP_RECV, c2, n - 1, c1, 0);
 	req(&reqs[2], PP_B, WSX_OP_RECV, c1, n, c2, 0);
 	req(&reqs[3], PP_SINK, WSX_OP_RECV, c2, 1, 0, 0);
-	if (read_stats(&r->pre))
+	if (bench_stats_read(&r->pre))
 		goto out;
-	t0 = now_ns();
-	if (submit(fd, reqs, 3))
+	t0 = bench_now_ns();
+	if (bench_submit(fd, reqs, 3))
 		goto out;
 	/* the ball's and A's records, then the sink */
 	while (!have_a) {
@@ -304,10 +195,10 @@ static int pingpong(unsigned long n, struct result *r)
 		}
 		got++;
 	}
-	if (read_stats(&r->post) || submit(fd, &reqs[3], 1) ||
+	if (bench_stats_read(&r->post) || bench_submit(fd, &reqs[3], 1) ||
 	    reap(fd, recs + got, 4 - got))
 		goto out;
-	r->wall_ns = now_ns() - t0;
+	r->wall_ns = bench_now_ns() - t0;
 	r->items = 2 * n - 1;
 	r->ns = a_end - t0;
 	r->ok = 1;
@@ -349,13 +240,13 @@ static int pipeline(unsigned int stages, unsigned long values,
 		    0);
 	req(&reqs[stages + 1], stages + 1, WSX_OP_RECV, ch[stages], values, 0,
 	    0);
-	if (read_stats(&r->pre))
+	if (bench_stats_read(&r->pre))
 		goto out;
-	t0 = now_ns();
-	if (submit(fd, reqs, nreq) || reap(fd, recs, nreq))
+	t0 = bench_now_ns();
+	if (bench_submit(fd, reqs, nreq) || reap(fd, recs, nreq))
 		goto out;
-	r->wall_ns = now_ns() - t0;
-	if (read_stats(&r->post))
+	r->wall_ns = bench_now_ns() - t0;
+	if (bench_stats_read(&r->post))
 		goto out;
 	r->ok = 1;
 	for (i = 0; i < nreq; i++) {
@@ -382,7 +273,7 @@ static int wakestorm(unsigned long items, struct result *r)
 	struct wsx_completion *recs = calloc(items + 1, sizeof(*recs));
 	struct wsx_req *reqs = calloc(items + 1, sizeof(*reqs));
 	__u64 t0, end = 0, sum = 0, want = (__u64)items * (items + 1) / 2;
-	struct stats st;
+	struct bench_stats st;
 	long long base;
 	unsigned long i;
 	int fd, ret = -1, spins = 0, send_ok = 0;
@@ -391,17 +282,17 @@ static int wakestorm(unsigned long items, struct result *r)
 	fd = open_session();
 	if (fd < 0 || !recs || !reqs)
 		goto out;
-	if (chan_create(fd, &c) || read_stats(&st))
+	if (chan_create(fd, &c) || bench_stats_read(&st))
 		goto out;
 	base = st.waiting;
 	for (i = 0; i < items; i++)
 		req(&reqs[i], i + 1, WSX_OP_RECV, c, 1, 0, 0);
 	req(&reqs[items], 0, WSX_OP_SEND, c, 1, items, 0);
-	if (submit(fd, reqs, items))
+	if (bench_submit(fd, reqs, items))
 		goto out;
 	/* all parked: 10 s at most */
 	for (;;) {
-		if (read_stats(&st))
+		if (bench_stats_read(&st))
 			goto out;
 		if (st.waiting - base >= (long long)items)
 			break;
@@ -413,11 +304,11 @@ static int wakestorm(unsigned long items, struct result *r)
 		usleep(1000);
 	}
 	r->pre = st;
-	t0 = now_ns();
-	if (submit(fd, &reqs[items], 1) || reap(fd, recs, items + 1))
+	t0 = bench_now_ns();
+	if (bench_submit(fd, &reqs[items], 1) || reap(fd, recs, items + 1))
 		goto out;
-	r->wall_ns = now_ns() - t0;
-	if (read_stats(&r->post))
+	r->wall_ns = bench_now_ns() - t0;
+	if (bench_stats_read(&r->post))
 		goto out;
 	r->ok = 1;
 	for (i = 0; i <= items; i++) {
@@ -457,19 +348,6 @@ static void bad_args(void)
 	exit(2);
 }
 
-static unsigned long number(const char *s, unsigned long lo,
-			    unsigned long hi)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || !*s || *end || v < lo || v > hi)
-		bad_args();
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned long a = 0, b = 0, runs, i;
@@ -478,16 +356,16 @@ int main(int argc, char **argv)
 	if (argc < 4)
 		bad_args();
 	if (!strcmp(argv[1], "pingpong") && argc == 4) {
-		a = number(argv[2], 2, WSX_CHAN_COUNT_MAX);
+		a = bench_number(argv[2], 2, WSX_CHAN_COUNT_MAX, bad_args);
 	} else if (!strcmp(argv[1], "pipeline") && argc == 5) {
-		a = number(argv[2], 1, 1000);
-		b = number(argv[3], 1, WSX_CHAN_COUNT_MAX);
+		a = bench_number(argv[2], 1, 1000, bad_args);
+		b = bench_number(argv[3], 1, WSX_CHAN_COUNT_MAX, bad_args);
 	} else if (!strcmp(argv[1], "wakestorm") && argc == 4) {
-		a = number(argv[2], 1, 60000);
+		a = bench_number(argv[2], 1, 60000, bad_args);
 	} else {
 		bad_args();
 	}
-	runs = number(argv[argc - 1], 1, 100);
+	runs = bench_number(argv[argc - 1], 1, 100, bad_args);
 	cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	for (i = 0; i <= runs; i++) {
 		struct result r;

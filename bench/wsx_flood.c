@@ -59,6 +59,7 @@
 
 #include <linux/wsx.h>
 
+#include "bench_util.h"
 #include "wsx_flood.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -119,7 +120,7 @@ static int do_flood(int fd, unsigned long total, unsigned int batch,
 	}
 	for (i = 0; i < batch; i++)
 		reqs[i].op = WSX_OP_NOP;	/* place LOCAL, no args */
-	start = flood_now_ns();
+	start = bench_now_ns();
 	while (sent < total) {
 		unsigned int n = total - sent < batch ? total - sent : batch;
 
@@ -157,7 +158,7 @@ static int do_flood(int fd, unsigned long total, unsigned int batch,
 			return 1;
 		done += got;
 	}
-	wall = flood_now_ns() - start;
+	wall = bench_now_ns() - start;
 	qsort(lat, nlat, sizeof(*lat), cmp_u64);
 	printf("flood batch=%u items=%lu ns=%llu p50_ns=%llu p99_ns=%llu max_ns=%llu\n",
 	       batch, total, (unsigned long long)wall,
@@ -205,7 +206,7 @@ static int do_crc(int fd, unsigned long mib)
 	w.max = 1;
 	w.min = 1;
 	w.timeout_ns = -1;
-	start = flood_now_ns();
+	start = bench_now_ns();
 	ret = ioctl(fd, WSX_IOC_SUBMIT, &sub);
 	if (ret != 1) {
 		perror("WSX_IOC_SUBMIT");
@@ -214,7 +215,7 @@ static int do_crc(int fd, unsigned long mib)
 	do
 		ret = ioctl(fd, WSX_IOC_WAIT, &w);
 	while (ret < 0 && errno == EINTR);
-	wall = flood_now_ns() - start;
+	wall = bench_now_ns() - start;
 	if (ret != 1 || rec.status) {
 		fprintf(stderr, "crc: wait %d status %d\n", ret, rec.status);
 		return 1;
@@ -260,7 +261,7 @@ static int do_delayed(int fd, unsigned long total, unsigned long delay_ms,
 			return 1;
 		}
 	}
-	start = flood_now_ns();
+	start = bench_now_ns();
 	if (!strcmp(mode, "close")) {
 		close(fd);
 	} else {
@@ -273,7 +274,7 @@ static int do_delayed(int fd, unsigned long total, unsigned long delay_ms,
 		close(fd);
 	}
 	printf("delayed mode=%s items=%lu ns=%llu\n", mode, total,
-	       (unsigned long long)(flood_now_ns() - start));
+	       (unsigned long long)(bench_now_ns() - start));
 	free(reqs);
 	free(recs);
 	return 0;
@@ -315,28 +316,6 @@ static void idle_stats(const char *when)
 	fflush(stdout);
 }
 
-/* Room for @need file descriptors: raise both limits if short (root). */
-static int idle_nofile(rlim_t need)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl)) {
-		perror("getrlimit");
-		return -1;
-	}
-	if (rl.rlim_cur >= need)
-		return 0;
-	rl.rlim_cur = need;
-	if (rl.rlim_max < need)
-		rl.rlim_max = need;
-	if (setrlimit(RLIMIT_NOFILE, &rl)) {
-		fprintf(stderr, "setrlimit(RLIMIT_NOFILE, %llu): %s\n",
-			(unsigned long long)need, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * The child: set up @n idle sessions, report how many to @up, wait for a
  * byte or EOF on @go, then exit with every session open.
@@ -375,14 +354,14 @@ static int do_idle(unsigned long sessions, unsigned long rtt_items)
 	    flood_rings("pickup", rtt_items, 1, 1, &none))
 		return 1;
 	idle_stats("rtt_none");
-	if (idle_nofile(sessions + 64))
+	if (bench_raise_nofile(sessions + 64))
 		return 1;
 	if (pipe2(up, O_CLOEXEC) || pipe2(go, O_CLOEXEC)) {
 		perror("pipe2");
 		return 1;
 	}
 	fflush(stdout);
-	start = flood_now_ns();
+	start = bench_now_ns();
 	pid = fork();
 	if (pid < 0) {
 		perror("fork");
@@ -398,7 +377,7 @@ static int do_idle(unsigned long sessions, unsigned long rtt_items)
 	do
 		got = read(up[0], &made, sizeof(made));
 	while (got < 0 && errno == EINTR);
-	setup = flood_now_ns() - start;
+	setup = bench_now_ns() - start;
 	if (got != sizeof(made) || made != sessions) {
 		waitpid(pid, &status, 0);
 		fprintf(stderr, "idle: the child set up %lu of %lu sessions",
@@ -421,13 +400,13 @@ static int do_idle(unsigned long sessions, unsigned long rtt_items)
 		return 1;
 	}
 	idle_stats("rtt_idle");
-	start = flood_now_ns();
+	start = bench_now_ns();
 	close(go[1]);	/* EOF: the child exits */
 	if (waitpid(pid, &status, 0) != pid) {
 		perror("waitpid");
 		return 1;
 	}
-	exit_ns = flood_now_ns() - start;
+	exit_ns = bench_now_ns() - start;
 	idle_stats("exit");
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "idle: the child ended with status %#x\n",

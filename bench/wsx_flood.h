@@ -6,17 +6,7 @@
 #ifndef _WSX_FLOOD_H
 #define _WSX_FLOOD_H
 
-#include <time.h>
-
 #include <linux/types.h>
-
-static inline __u64 flood_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
 
 /*
  * The NOP flood in @mode "rings", "pickup", "uring-async" or "uring-inline":
