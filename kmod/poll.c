@@ -68,16 +68,17 @@
  * Fields: @file, @events, @chans, @timeout_ns are set at creation and
  * @item at arming, read-only after; @revents, @error, @armed, @counted,
  * @node's membership and the entry are the owner's (@node under
- * wsx_polls.lock); @woken the owning wake function's, then the owner's; @head is written by the
- * owner when it adds the entry and cleared by an owning wake function or a
- * POLLFREE wake (under the queue's lock, store-release), read by the owner
- * (load-acquire); @refs is atomic.
+ * wsx_polls.lock); @woken the owning wake function's, then the owner's;
+ * @head is written by the owner when it adds the entry and cleared by an
+ * owning wake function or a POLLFREE wake (under the queue's lock,
+ * store-release), read by the owner (load-acquire); @refs is atomic.
  */
 #include <linux/atomic.h>
 #include <linux/eventfd.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/net.h>
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -190,8 +191,9 @@ static enum hrtimer_restart wsx_poll_timeout(struct hrtimer *t)
  * The count a wake stops adding to.  It is not 0, so an owner holds the
  * item, and the owner gives back at most WSX_POLL_CAP - 1 counts of a
  * look (wsx_poll_own()), so that it looks again after a wake it did not
- * count.  Far below WSX_POLL_TIMEDOUT: the wakes that pass the test
- * together before they count are at most one per CPU.
+ * count.  Far below WSX_POLL_TIMEDOUT: the wakes are serialized by the
+ * queue's lock, and only the cancellers (the timeout, close(), POLLFREE)
+ * count past the cap.
  */
 #define WSX_POLL_CAP	BIT(24)
 
@@ -223,8 +225,17 @@ static int wsx_poll_wake(struct wait_queue_entry *wait, unsigned int mode,
 	}
 	if (mask && !(mask & poll->events))
 		return 0;
-	if ((atomic_read(&poll->refs) & WSX_POLL_COUNT) >= WSX_POLL_CAP)
-		return 1;		/* owned: the owner looks again */
+	if ((atomic_read(&poll->refs) & WSX_POLL_COUNT) >= WSX_POLL_CAP) {
+		/*
+		 * The file's new state before the read that drops this wake
+		 * (store buffering against the owner's give-back and next
+		 * look: litmus/poll-cap-drop-sb)
+		 */
+		smp_mb();
+		if ((atomic_read(&poll->refs) & WSX_POLL_COUNT) >=
+		    WSX_POLL_CAP)
+			return 1;	/* owned: the owner looks again */
+	}
 	if (atomic_fetch_inc(&poll->refs) & WSX_POLL_COUNT)
 		return 1;		/* owned: the owner looks again */
 	list_del_init(&wait->entry);
@@ -426,8 +437,33 @@ int wsx_poll_check(u64 events, u64 timeout_ns)
 }
 
 /*
- * May an M call @file's poll?  Sockets, pipes and FIFOs, and eventfds:
- * their poll never sleeps.  Another file's may wait for as long as a user
+ * A socket of a family whose poll never sleeps: not vsock's, whose poll
+ * takes the socket's lock, which a setsockopt() holds while it copies from
+ * a user's memory (a fault a user may serve as slowly as it likes), nor
+ * one that adds a second queue only now and then (rds's).
+ */
+static bool wsx_poll_socket_ok(struct file *file)
+{
+#if IS_ENABLED(CONFIG_NET)
+	struct socket *sock = sock_from_file(file);
+
+	if (!sock)
+		return false;
+	switch (sock->ops->family) {
+	case AF_UNIX:
+	case AF_INET:
+	case AF_INET6:
+	case AF_NETLINK:
+	case AF_PACKET:
+		return true;
+	}
+#endif
+	return false;
+}
+
+/*
+ * May an M call @file's poll?  Sockets (of the families above), pipes and
+ * FIFOs, and eventfds: their poll never sleeps.  Another file's may wait for as long as a user
  * wants (FUSE's asks its daemon), holding an M that other sessions share;
  * signalfd's looks at the caller's signals (an M's); and a file that may
  * hold a POLL's own session (a /dev/wsx file, an io_uring's) would keep
@@ -435,17 +471,14 @@ int wsx_poll_check(u64 events, u64 timeout_ns)
  */
 static bool wsx_poll_file_ok(struct file *file)
 {
-	umode_t mode = file_inode(file)->i_mode;
 	struct eventfd_ctx *ctx;
 
 	if (!file_can_poll(file))
 		return false;
-	/*
-	 * An open file of a socket's mode is a socket: opening a socket's
-	 * inode on a filesystem fails (ENXIO); and a FIFO's is a pipe's
-	 * (init_special_inode() gives it the pipe's file operations)
-	 */
-	if (S_ISSOCK(mode) || S_ISFIFO(mode))
+	/* a FIFO's file is a pipe's (init_special_inode()) */
+	if (S_ISFIFO(file_inode(file)->i_mode))
+		return true;
+	if (wsx_poll_socket_ok(file))
 		return true;
 	ctx = eventfd_ctx_fileget(file);
 	if (IS_ERR(ctx))
@@ -463,8 +496,9 @@ static bool wsx_poll_file_ok(struct file *file)
  *
  * Context: the submitter's (its file table), process context.
  * Return: the POLL, holding the file, or an ERR_PTR: -EBADF (no such
- * descriptor), -EOPNOTSUPP (not a socket, a pipe or FIFO, or an eventfd:
- * wsx_poll_file_ok()), -EINVAL (no session), -ENOMEM.
+ * descriptor), -EOPNOTSUPP (not a socket of a family whose poll never
+ * sleeps, a pipe or FIFO, or an eventfd: wsx_poll_file_ok()), -EINVAL
+ * (no session), -ENOMEM.
  */
 struct wsx_poll *wsx_poll_create(u64 fd, u64 events, u64 timeout_ns,
 				 struct wsx_uchans *chans)

@@ -113,7 +113,8 @@ struct wsx_version {
  *			before count values came, -EPIPE when the channel of
  *			args[2] is closed
  * WSX_OP_POLL		args[0] = a file descriptor of the submitter (a
- *			socket, a pipe or FIFO, or an eventfd), args[1] =
+ *			unix, IPv4, IPv6, netlink or packet socket, a pipe
+ *			or FIFO, or an eventfd), args[1] =
  *			events (EPOLLIN, EPOLLPRI, EPOLLOUT, EPOLLRDNORM,
  *			EPOLLRDBAND, EPOLLWRNORM, EPOLLWRBAND, EPOLLMSG,
  *			EPOLLRDHUP, EPOLLERR and EPOLLHUP of
@@ -137,8 +138,8 @@ struct wsx_version {
  * unknown channel id refuses the request with -ENOENT.  Closing the session
  * ends a waiting POLL with -ECANCELED.  Status -EAGAIN: the item had to wait
  * while max_parked of the session's items waited (a SEND or RECV counts
- * from its wait until it runs again, a POLL from its wait until it ends).  The result counts what was done before a
- * non-zero status.
+ * from its wait until it runs again, a POLL from its wait until it ends).
+ * The result counts what was done before a non-zero status.
  *
  * An argument over its limit gives -E2BIG, any other bad argument -EINVAL.
  *
@@ -472,10 +473,11 @@ struct wsx_chan_create {
  *			-ENOENT	SEND or RECV on a channel id the session
  *				does not have
  *			-EBADF	POLL on a descriptor the submitter has not
- *			-EOPNOTSUPP POLL on a file other than a socket, a
- *				pipe or FIFO, or an eventfd (another file's
- *				poll may sleep, on a kernel thread every
- *				session shares)
+ *			-EOPNOTSUPP POLL on a file other than a unix, IPv4,
+ *				IPv6, netlink or packet socket, a pipe or
+ *				FIFO, or an eventfd (another file's poll may
+ *				sleep, on a kernel thread every session
+ *				shares)
  *			-EAGAIN	the per-session or total in-flight limit is
  *				reached: wait for completions and retry
  *			-ENOMEM	out of memory
