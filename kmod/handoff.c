@@ -393,7 +393,7 @@ void wsx_m_block_end(struct wsx_m *m)
 {
 	struct wsx_p *p;
 
-	m->blocked = false;
+	WRITE_ONCE(m->blocked, false);	/* scheddetail reads it racily */
 	atomic_dec(&wsx_sched.nblocked);
 	if (m->p)
 		return;		/* it kept its P: no spare M was to be had */
@@ -434,7 +434,7 @@ void wsx_block_begin(void)
 	if (!m || !m->p || m->blocked)
 		return;
 	p = m->p;
-	m->blocked = true;
+	WRITE_ONCE(m->blocked, true);	/* scheddetail reads it racily */
 	atomic_inc(&wsx_sched.nblocked);
 	/* from here on the P is not this M's: it must not touch it */
 	WRITE_ONCE(p->cur, NULL);	/* the monitor must not flag it again */

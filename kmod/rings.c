@@ -1111,8 +1111,10 @@ static void wsx_rings_source_show(struct seq_file *sf)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		visits += per_cpu(wsx_pickup_visits, cpu);
-		retired += per_cpu(wsx_pickup_retired, cpu);
+		/* statistics: another CPU's, read while it may add to it */
+		visits += data_race(per_cpu(wsx_pickup_visits, cpu));
+		/* the same */
+		retired += data_race(per_cpu(wsx_pickup_retired, cpu));
 	}
 	seq_printf(sf, " rings_listed=%u rings_visited=%llu rings_retired=%llu",
 		   READ_ONCE(wsx_pickup_listed), visits, retired);

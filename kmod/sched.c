@@ -704,8 +704,8 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
-	if (!inherit)
-		p->schedtick++;
+	if (!inherit)	/* scheddetail reads it racily (READ_ONCE) */
+		WRITE_ONCE(p->schedtick, p->schedtick + 1);
 	if (item->flags & WSX_ITEM_ROOT) {
 		job->started_ns = ktime_get_ns();
 		job->cpu = raw_smp_processor_id();
