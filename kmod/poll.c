@@ -449,7 +449,8 @@ static bool wsx_poll_socket_ok(struct file *file)
 
 	if (!sock)
 		return false;
-	switch (sock->ops->family) {
+	/* IPV6_ADDRFORM and the ULPs swap ops, within these families */
+	switch (READ_ONCE(sock->ops)->family) {
 	case AF_UNIX:
 	case AF_INET:
 	case AF_INET6:
@@ -463,8 +464,9 @@ static bool wsx_poll_socket_ok(struct file *file)
 
 /*
  * May an M call @file's poll?  Sockets (of the families above), pipes and
- * FIFOs, and eventfds: their poll never sleeps.  Another file's may wait for as long as a user
- * wants (FUSE's asks its daemon), holding an M that other sessions share;
+ * FIFOs, and eventfds: their poll never sleeps.  Another file's may wait
+ * for as long as a user wants (FUSE's asks its daemon), holding an M that
+ * other sessions share;
  * signalfd's looks at the caller's signals (an M's); and a file that may
  * hold a POLL's own session (a /dev/wsx file, an io_uring's) would keep
  * the session from ever being released.

@@ -180,7 +180,7 @@ static void wsx_item_account_start(struct wsx_p *p, struct wsx_item *item,
 		u64 *bucket = &p->hist.latency[kind][wait > 0 ?
 						     min(fls64(wait), 63) : 0];
 
-		WRITE_ONCE(*bucket, *bucket + 1);
+		WRITE_ONCE(*bucket, READ_ONCE(*bucket) + 1);	/* reset */
 	}
 }
 

@@ -304,7 +304,8 @@ DECLARE_STATIC_KEY_TRUE(wsx_stats_on);
 		if (static_branch_likely(&wsx_stats_on)) {		\
 			u64 *__stat = &(p)->stats.field;		\
 									\
-			WRITE_ONCE(*__stat, *__stat + (n));		\
+			/* the reset's zero may land meanwhile */	\
+			WRITE_ONCE(*__stat, READ_ONCE(*__stat) + (n));	\
 		}							\
 	} while (0)
 #define wsx_stat_inc(p, field)	wsx_stat_add(p, field, 1)

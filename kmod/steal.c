@@ -59,15 +59,16 @@ static void wsx_steal_account(struct wsx_p *p, struct wsx_p *victim, u32 seen,
 	wsx_stat_add(p, level_stolen[level], n);
 	atomic64_add(n, &victim->stats.stolen_from);
 	cell = &p->hist.steal_size[min(fls(n) - 1, WSX_STEAL_BUCKETS - 1)];
-	WRITE_ONCE(*cell, *cell + 1);
+	WRITE_ONCE(*cell, READ_ONCE(*cell) + 1);	/* and the reset */
 	cell = &p->hist.steals_from[victim->id];
-	WRITE_ONCE(*cell, *cell + 1);
-	rec = &p->steal_log[p->steal_log_pos % WSX_STEAL_LOG];
+	WRITE_ONCE(*cell, READ_ONCE(*cell) + 1);	/* and the reset */
+	/* the owner's; the reset zeroes it from another CPU */
+	rec = &p->steal_log[READ_ONCE(p->steal_log_pos) % WSX_STEAL_LOG];
 	WRITE_ONCE(rec->victim, victim->id);
 	WRITE_ONCE(rec->seen, seen);
 	WRITE_ONCE(rec->taken, n);
 	WRITE_ONCE(rec->level, level);
-	WRITE_ONCE(p->steal_log_pos, p->steal_log_pos + 1);
+	WRITE_ONCE(p->steal_log_pos, READ_ONCE(p->steal_log_pos) + 1);
 }
 
 static u32 wsx_m_rand(struct wsx_m *m)
