@@ -21,10 +21,8 @@
 #include <pthread.h>
 
 #include "../kselftest_harness.h"
+#include "wsx_parked.h"
 #include "wsx_rings.h"
-
-#define NSEC_PER_MSEC	1000000LL
-#define NSEC_PER_SEC	1000000000LL
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -66,30 +64,6 @@ static struct wsx_req recv_req(__u64 ud, __u64 id, __u64 count, __u64 fwd,
 
 	r.args[3] = ns;
 	return r;
-}
-
-/* The error of submitting @r alone (0: queued). */
-static long submit_one(int fd, struct wsx_req r)
-{
-	struct wsx_submit out;
-	long ret = wsx_test_submit(fd, &r, 1, &out);
-
-	return ret == 1 ? 0 : ret;
-}
-
-/* Submit all @n of @reqs, in calls of at most WSX_SUBMIT_MAX; -errno. */
-static long submit_all(int fd, struct wsx_req *reqs, size_t n)
-{
-	for (size_t sent = 0; sent < n;) {
-		__u32 batch = n - sent > WSX_SUBMIT_MAX ? WSX_SUBMIT_MAX :
-			      n - sent;
-		long ret = wsx_test_submit(fd, reqs + sent, batch, NULL);
-
-		if (ret < 0)
-			return ret;
-		sent += ret;
-	}
-	return 0;
 }
 
 /* Stores each record at recs[user_data] (user_data below n). */
@@ -140,78 +114,6 @@ static __u64 range_sum(__u64 first, __u64 count)
 	return count * first + a * b;
 }
 
-/*
- * The schedtrace line's threads (the Ms) and waiting (items parked, not
- * yet readied); -errno when the debugfs file cannot be read or parsed.
- */
-static int sched_sample(long *threads, long *waiting)
-{
-	char buf[4096];
-	const char *t, *w;
-	int ret = wsx_test_read_debugfs("schedtrace", buf, sizeof(buf));
-
-	if (ret < 0)
-		return ret;
-	t = strstr(buf, " threads=");
-	w = strstr(buf, " waiting=");
-	if (!t || !w)
-		return -EPROTO;
-	*threads = strtol(t + strlen(" threads="), NULL, 10);
-	*waiting = strtol(w + strlen(" waiting="), NULL, 10);
-	return 0;
-}
-
-/*
- * Poll until waiting is at least @want, for @timeout_ns; the last sample's
- * threads and waiting, and the most threads seen, in the pointers.
- * 0, -ETIMEDOUT, or the -errno of sched_sample().
- */
-static int wait_for_waiting(long want, __s64 timeout_ns, long *threads,
-			    long *waiting, long *max_threads)
-{
-	__u64 end = wsx_test_now_ns() + timeout_ns;
-	int ret;
-
-	for (;;) {
-		ret = sched_sample(threads, waiting);
-		if (ret)
-			return ret;
-		if (*threads > *max_threads)
-			*max_threads = *threads;
-		if (*waiting >= want)
-			return 0;
-		if (wsx_test_now_ns() > end)
-			return -ETIMEDOUT;
-		usleep(10000);
-	}
-}
-
-/*
- * The most Ms a test lets the module have while its items wait on
- * channels: one per P and two spare (a parked item holds none).  Spare
- * Ms that earlier tests left (they exit after idle_thread_ms, 5 s by
- * default) are let go first: idle_thread_ms is lowered to 100 ms (the
- * fixture restores it) and the Ms counted until at most that many are
- * left, for up to 10 s.  Should more stay, the test takes their number
- * as its bound, saying so, so that what it measures is its own.
- */
-static long m_bound(struct __test_metadata *_metadata, int nprocs)
-{
-	long bound = nprocs + 2, threads = 0, waiting;
-	__u64 end = wsx_test_now_ns() + 10 * NSEC_PER_SEC;
-
-	wsx_test_param_set("idle_thread_ms", "100");
-	while (!sched_sample(&threads, &waiting) && threads > bound &&
-	       wsx_test_now_ns() < end)
-		usleep(50000);
-	if (threads > bound) {
-		TH_LOG("%ld Ms stay idle from before: the bound is theirs",
-		       threads);
-		bound = threads;
-	}
-	return bound;
-}
-
 /* ---- the fixture -------------------------------------------------------- */
 
 static const char *const params[] = { "max_chans", "max_chan_cap",
@@ -222,31 +124,20 @@ static const char *const params[] = { "max_chans", "max_chan_cap",
 FIXTURE(chan) {
 	int fd;
 	int nprocs;
-	char saved[NPARAMS][32];
-	bool have[NPARAMS];
+	struct parked_params saved;
 };
 
 FIXTURE_SETUP(chan)
 {
-	self->fd = wsx_test_open();
-	if (self->fd == -ENOENT)
+	if (parked_setup(_metadata, &self->fd, &self->nprocs, &self->saved,
+			 params, NPARAMS))
 		SKIP(return, "/dev/wsx missing: load wsx.ko first");
-	ASSERT_LE(0, self->fd);
-	self->nprocs = wsx_test_nprocs(self->fd);
-	ASSERT_LT(0, self->nprocs);
-	for (size_t i = 0; i < NPARAMS; i++)
-		self->have[i] = !wsx_test_param(params[i], self->saved[i],
-						sizeof(self->saved[i]));
 }
 
 /* Every parameter back as it was, also after a failed ASSERT. */
 FIXTURE_TEARDOWN(chan)
 {
-	if (self->fd >= 0)
-		close(self->fd);
-	for (size_t i = 0; i < NPARAMS; i++)
-		if (self->have[i])
-			wsx_test_param_set(params[i], self->saved[i]);
+	parked_teardown(self->fd, &self->saved);
 }
 
 /* ---- WSX_IOC_CHAN_CREATE and WSX_IOC_CHAN_CLOSE ------------------------- */
@@ -643,9 +534,7 @@ TEST_F_TIMEOUT(chan, pipeline_of_eight_stages, 280)
 				       i == 3 ? 20000 : 0);
 	reqs[STAGES + 1] = send_req(STAGES + 1, ch[0], 1, n);
 	for (int i = 0; i < STAGES + 2; i++) {
-		reqs[i].place = i % 3;
-		if (reqs[i].place == WSX_PLACE_P)
-			reqs[i].target = i % self->nprocs;
+		place_by(&reqs[i], i, self->nprocs);
 	}
 	memset(recs, 0, sizeof(recs));
 	t0 = wsx_test_now_ns();
@@ -707,11 +596,9 @@ TEST_F_TIMEOUT(chan, parked_items_hold_no_thread, 200)
 	long threads, waiting0, waiting, max_threads = 0, bound;
 	struct wsx_req *reqs = calloc(k, sizeof(*reqs));
 	unsigned char *value_seen = calloc(k + 1, 1);
-	struct wsx_completion rec;
 	struct store st;
 	__u64 got = 0;
 	__u32 c;
-	int ret;
 
 	ASSERT_NE(NULL, reqs);
 	ASSERT_NE(NULL, value_seen);
@@ -721,23 +608,11 @@ TEST_F_TIMEOUT(chan, parked_items_hold_no_thread, 200)
 	ASSERT_EQ(0, chan_create(self->fd, 0, &c));
 	for (size_t i = 0; i < k; i++) {
 		reqs[i] = recv_req(i, c, 1, 0, 0);
-		reqs[i].place = i % 3;
-		if (reqs[i].place == WSX_PLACE_P)
-			reqs[i].target = i % self->nprocs;
+		place_by(&reqs[i], i, self->nprocs);
 	}
-	ASSERT_EQ(0, submit_all(self->fd, reqs, k));
-	ret = wait_for_waiting(waiting0 + k, 60 * NSEC_PER_SEC, &threads,
-			       &waiting, &max_threads);
-	ASSERT_EQ(0, ret) TH_LOG("waiting=%ld, want %ld + %zu", waiting,
-				 waiting0, k);
-	/* and they stay so: none ends without a value */
-	usleep(100000);
-	ASSERT_EQ(0, sched_sample(&threads, &waiting));
-	if (threads > max_threads)
-		max_threads = threads;
-	EXPECT_LE(waiting0 + (long)k, waiting);
-	EXPECT_GE(bound, max_threads) TH_LOG("%zu items waiting", k);
-	EXPECT_EQ(0, wsx_test_wait(self->fd, &rec, 1, 0, 0));
+	/* none ends without a value */
+	park_all(_metadata, self->fd, reqs, k, waiting0, bound, &max_threads,
+		 &waiting);
 	TH_LOG("%zu RECVs waiting: waiting=%ld, at most %ld Ms (bound %ld)",
 	       k, waiting, max_threads, bound);
 
@@ -778,36 +653,17 @@ TEST_F_TIMEOUT(chan, parked_items_hold_no_thread, 200)
  */
 TEST_F_TIMEOUT(chan, max_parked_gives_eagain, 60)
 {
+	unsigned char refused[20] = { 0 };
 	struct wsx_req reqs[20];
 	struct wsx_completion recs[20];
-	int eagain = 0, enodata = 0, other = 0, fd2;
+	int enodata = 0, other = 0, fd2;
 	__u32 c, c2;
-	long ret;
 
 	ASSERT_EQ(0, wsx_test_param_set("max_parked", "10"));
 	ASSERT_EQ(0, chan_create(self->fd, 0, &c));
-	for (int i = 0; i < 20; i++) {
+	for (int i = 0; i < 20; i++)
 		reqs[i] = recv_req(i, c, 1, 0, 0);
-		reqs[i].place = i % 3;
-		if (reqs[i].place == WSX_PLACE_P)
-			reqs[i].target = i % self->nprocs;
-	}
-	ASSERT_EQ(20, wsx_test_submit(self->fd, reqs, 20, NULL));
-	ret = wsx_test_wait(self->fd, recs, 20, 10, 30 * NSEC_PER_SEC);
-	ASSERT_EQ(10, ret);
-	for (int i = 0; i < 10; i++) {
-		if (recs[i].status == -EAGAIN && !recs[i].result)
-			eagain++;
-		else
-			TH_LOG("record %llu: status %d result %llu",
-			       (unsigned long long)recs[i].user_data,
-			       recs[i].status,
-			       (unsigned long long)recs[i].result);
-	}
-	EXPECT_EQ(10, eagain);
-	/* the other 10 wait */
-	EXPECT_EQ(-ETIMEDOUT, wsx_test_wait(self->fd, recs, 20, 1,
-					    200 * NSEC_PER_MSEC));
+	half_refused(_metadata, self->fd, self->nprocs, reqs, refused);
 
 	/* another session: its own 10 */
 	fd2 = wsx_test_open();
@@ -844,9 +700,7 @@ TEST_F_TIMEOUT(chan, close_with_parked_items, 200)
 {
 	size_t k = wsx_test_scaled(10000, 500);
 	struct wsx_req *reqs = calloc(k, sizeof(*reqs));
-	long threads, waiting0, waiting, max_threads = 0;
-	__u64 t0, took;
-	char buf[32];
+	long threads, waiting0, waiting;
 	__u32 c;
 	int fd2;
 
@@ -858,31 +712,11 @@ TEST_F_TIMEOUT(chan, close_with_parked_items, 200)
 	ASSERT_EQ(0, chan_create(fd2, 0, &c));
 	for (size_t i = 0; i < k; i++)
 		reqs[i] = recv_req(i, c, 1 + i % 3, 0, 0);
-	ASSERT_EQ(0, submit_all(fd2, reqs, k));
-	ASSERT_EQ(0, wait_for_waiting(waiting0 + k, 60 * NSEC_PER_SEC,
-				      &threads, &waiting, &max_threads))
-		TH_LOG("waiting=%ld, want %ld + %zu", waiting, waiting0, k);
-	t0 = wsx_test_now_ns();
-	ASSERT_EQ(0, close(fd2));
-	took = wsx_test_now_ns() - t0;
-	TH_LOG("close() with %zu items waiting took %llu us", k,
-	       (unsigned long long)took / 1000);
-	EXPECT_GT(NSEC_PER_SEC, (__s64)took);
+	close_parked(_metadata, fd2, reqs, k, 0, waiting0);
 	ASSERT_EQ(0, sched_sample(&threads, &waiting));
 	EXPECT_GE(waiting0, waiting);
 
-	/* no in-flight count left behind */
-	snprintf(buf, sizeof(buf), "%zu", k);
-	ASSERT_EQ(0, wsx_test_param_set("max_inflight", buf));
-	fd2 = wsx_test_open();
-	ASSERT_LE(0, fd2);
-	for (size_t i = 0; i < k; i++)
-		reqs[i] = wsx_test_req(WSX_OP_NOP, i, WSX_PLACE_LOCAL, 0, 0, 0,
-				       0);
-	ASSERT_EQ(0, submit_all(fd2, reqs, k));
-	EXPECT_EQ((long)k, wsx_test_reap(fd2, k, NULL, NULL,
-					 30 * NSEC_PER_SEC));
-	close(fd2);
+	no_inflight_left(_metadata, reqs, k);
 	free(reqs);
 }
 

@@ -30,6 +30,23 @@
  * session is drained after all its channels are closed.  While fuzzing,
  * max_chan_cap is 64, so that the buffers stay small.
  *
+ * POLL (ABI 1.3): items wait for descriptors of the worker (eventfds, a
+ * pipe, a socket pair, the pipe reopened read-write), for a regular file,
+ * a timerfd, /dev/null, the sessions' own files, closed, huge and
+ * negative numbers, with events valid and not.  The worker predicts the
+ * lookup exactly from the descriptor as it stands (wsx_op_expect.h's
+ * wsx_expect_poll_fd()): queued for a unix, IPv4, IPv6, netlink or
+ * packet socket, a pipe or FIFO and an eventfd, -EOPNOTSUPP for any other
+ * file (those it did not open itself, stdin..., too), -EBADF for a number
+ * it has not.  The pipe reopened
+ * read-write waits on two queues: its records end -EOPNOTSUPP.  No POLL
+ * waits for long: one without a timeout is kept only where it surely
+ * ends, POLLOUT of an eventfd or a socket, POLLIN of an eventfd that is
+ * readable, or of the "quiet" eventfd, which the worker now and then
+ * writes and reads back (waking those waiting) and writes for good before
+ * the drain; any other gets a timeout of at most 2 ms (-ETIME).  A
+ * session closed with POLLs waiting ends them (their records dropped).
+ *
  * Workers 1 and 3 run as a non-root member of the group wsx, as the
  * packages let users in (/dev/wsx root:wsx 0660; without udev the test
  * gives the node to the group itself, see wsx_test_group_device()),
@@ -45,10 +62,15 @@
  * waits for long.
  * WSX_SEED=<n> repeats a run.
  */
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -74,6 +96,8 @@
 #define M_ENOENT	0x400
 #define M_EALREADY	0x800
 #define M_EMFILE	0x1000
+#define M_EBADF		0x2000
+#define M_EOPNOTSUPP	0x4000
 #define M_ERRORS	(~M_OK)
 
 static int errno_bit(long err)
@@ -90,6 +114,8 @@ static int errno_bit(long err)
 	case -ENOENT:		return M_ENOENT;
 	case -EALREADY:		return M_EALREADY;
 	case -EMFILE:		return M_EMFILE;
+	case -EBADF:		return M_EBADF;
+	case -EOPNOTSUPP:	return M_EOPNOTSUPP;
 	default:		return 0x8000;	/* in no set */
 	}
 }
@@ -122,11 +148,27 @@ static __u32 max_chans;
 /* the session whose items gen_items() is writing */
 static const struct sess *cur_sess;
 
+/*
+ * POLL's descriptors: an eventfd with a count (readable and writable), a
+ * quiet one (writable; readable only between a kick's write and read, and
+ * after the write before the drain), a pipe, a socket pair, the pipe
+ * reopened for reading and writing (two queues: status -EOPNOTSUPP; -1
+ * without /proc), and three files a POLL does not take: a regular file,
+ * a timerfd (never armed) and /dev/null.
+ */
+enum { PFD_READY, PFD_QUIET, PFD_PIPE_R, PFD_PIPE_W, PFD_SOCK_A, PFD_SOCK_B,
+       PFD_PIPE_RW, PFD_FILE, PFD_TIMER, PFD_NULL, NR_PFDS };
+static int pfds[NR_PFDS];
+static bool quiet_written;	/* for good, before the drain */
+
 struct wstats {
 	long long calls, enotty, submits, accepted, waits, reaped, versions;
 	long long eintr, reopen, violations, creates, closes;
 	long long enoent, chan_ends;	/* items refused -ENOENT; records
 					   of SEND/RECV that met a close */
+	long long poll_refused, poll_ends, kicks; /* -EBADF/-EOPNOTSUPP;
+						     records -ETIME and
+						     -EOPNOTSUPP */
 };
 
 static struct wstats st;
@@ -264,6 +306,22 @@ static int chan_model(const struct wsx_req *r)
 	return m;
 }
 
+/*
+ * A POLL with good arguments, by its descriptor as it stands (only the
+ * worker changes its descriptors, and not between a SUBMIT and this):
+ * exactly one of queued (a socket of a family a POLL takes, a pipe or
+ * FIFO, an eventfd), -EBADF
+ * (none, O_PATH, or over INT_MAX) and -EOPNOTSUPP (any other file: the
+ * regular file, the timerfd, /dev/null, a /dev/wsx file, whatever else
+ * the worker inherited), as wsx_expect_poll_fd() predicts the lookup.
+ */
+static int poll_model(const struct wsx_req *r)
+{
+	int err = wsx_expect_poll_fd(r->args[0]);
+
+	return err ? errno_bit(err) : M_OK;
+}
+
 /* The errnos the ABI allows for @r (M_OK when it may be queued). */
 static int item_model(const struct wsx_req *r)
 {
@@ -275,6 +333,9 @@ static int item_model(const struct wsx_req *r)
 
 	if (!m && (r->op == WSX_OP_SEND || r->op == WSX_OP_RECV))
 		return chan_model(r);
+	/* the descriptor is looked up after the checks */
+	if (!m && r->op == WSX_OP_POLL)
+		return poll_model(r);
 	if (!m && r->op == WSX_OP_CRC32C) {
 		rd = readable_from(r->args[0]);
 		if (r->args[0] + r->args[1] < r->args[0])
@@ -285,6 +346,22 @@ static int item_model(const struct wsx_req *r)
 			m |= M_EFAULT;
 	}
 	return m ? m : M_OK;
+}
+
+/*
+ * Whether a POLL without a timeout surely ends: POLLOUT of an eventfd or
+ * of the socket pair (never filled), POLLIN of the readable eventfd, or
+ * of the quiet one (written for good before the drain).
+ */
+static bool poll_ends(const struct wsx_req *r)
+{
+	__u64 fd = r->args[0], ev = r->args[1];
+
+	if (fd == (__u64)pfds[PFD_READY] || fd == (__u64)pfds[PFD_QUIET])
+		return ev & (POLLIN | POLLOUT);
+	if (fd == (__u64)pfds[PFD_SOCK_A] || fd == (__u64)pfds[PFD_SOCK_B])
+		return ev & POLLOUT;
+	return false;
 }
 
 /* Keep what could be accepted small: nothing queued may run for long. */
@@ -331,6 +408,44 @@ static void sanitize(struct wsx_req *r)
 		if (r->args[3] <= 10 * NSEC_PER_MSEC)
 			r->args[3] %= 20000;
 		break;
+	case WSX_OP_POLL:
+		/* a timeout of at most 2 ms, unless it surely ends */
+		if (r->args[2] <= WSX_DELAY_MAX_NS &&
+		    (r->args[2] || !poll_ends(r)))
+			r->args[2] = 1 + r->args[2] % (2 * NSEC_PER_MSEC);
+		break;
+	}
+}
+
+/* A descriptor for a POLL: mostly the worker's own. */
+static __u64 pick_poll_fd(void)
+{
+	switch (rnd(12)) {
+	case 0:
+		return cur_sess->fd;
+	case 1:
+		return rnd(64);
+	case 2:
+		return (__u64)INT_MAX + 1 + rnd(3);
+	case 3:
+		return rnd(2) ? (__u64)-1 : rng();
+	default:
+		return pfds[rnd(NR_PFDS)];
+	}
+}
+
+/* Events for a POLL: mostly valid ones. */
+static __u64 pick_poll_events(void)
+{
+	switch (rnd(10)) {
+	case 0:
+		return 0;
+	case 1:
+		return rnd(2) ? (__u64)1 << rnd(64) : rng();
+	case 2:
+		return rng() & WSX_EXPECT_POLL_EVENTS;
+	default:
+		return rnd(3) ? POLLIN : rnd(2) ? POLLOUT : POLLIN | POLLPRI;
 	}
 }
 
@@ -358,7 +473,7 @@ static void valid_item(struct wsx_req *r)
 
 	memset(r, 0, sizeof(*r));
 	r->user_data = rng();
-	r->op = rnd(8);
+	r->op = rnd(9);
 	r->place = rnd(3);
 	if (r->place == WSX_PLACE_P)
 		r->target = rnd(nprocs);
@@ -398,6 +513,11 @@ static void valid_item(struct wsx_req *r)
 		r->args[1] = 1 + rnd(16);
 		r->args[2] = rnd(3) ? 0 : pick_chan_id();
 		r->args[3] = rnd(2) ? 0 : rnd(20000);
+		break;
+	case WSX_OP_POLL:
+		r->args[0] = pick_poll_fd();
+		r->args[1] = pick_poll_events();
+		r->args[2] = rnd(2) ? 0 : rnd(3 * NSEC_PER_MSEC);
 		break;
 	}
 }
@@ -496,7 +616,7 @@ static void check_submit(struct sess *s, const struct wsx_submit *in,
 	if (ret >= 0 ? ret > WSX_SUBMIT_MAX || ret == 0 :
 	    !(errno_bit(ret) & (M_EINVAL | M_E2BIG | M_ENXIO |
 				M_EFAULT | M_EAGAIN | M_ENOMEM |
-				M_ENOENT))) {
+				M_ENOENT | M_EBADF | M_EOPNOTSUPP))) {
 		VIOLATION("SUBMIT returned %ld", ret);
 		return;
 	}
@@ -519,6 +639,7 @@ static void check_submit(struct sess *s, const struct wsx_submit *in,
 	}
 	q = ret > 0 ? ret : 0;
 	st.enoent += out->error == -ENOENT;
+	st.poll_refused += out->error == -EBADF || out->error == -EOPNOTSUPP;
 	if (ret > 0 ? out->queued != q ||
 		      (q == in->count) != (out->error == 0) :
 	    out->queued != 0 || out->error != ret) {
@@ -626,9 +747,14 @@ static void check_records(const struct wsx_completion *recs, long n)
 		/* SEND and RECV end with -EPIPE, -ENODATA or -EAGAIN */
 		bool chan_end = r->status == -EPIPE ||
 				r->status == -ENODATA || r->status == -EAGAIN;
+		/* POLL with -ETIME, -EOPNOTSUPP (two queues), -EAGAIN */
+		bool poll_end = r->status == -ETIME ||
+				r->status == -EOPNOTSUPP;
 
 		st.chan_ends += chan_end;
-		if ((r->status && r->status != -ENOMEM && !chan_end) ||
+		st.poll_ends += poll_end;
+		if ((r->status && r->status != -ENOMEM && !chan_end &&
+		     !poll_end) ||
 		    r->reserved[0] ||
 		    r->reserved[1] || r->reserved[2] ||
 		    r->queued_ns > r->started_ns ||
@@ -923,6 +1049,54 @@ static struct sess new_sess(void)
 			      .closed = calloc(max_chans + 2, 1) };
 }
 
+/* POLL's descriptors; 0, or -1 on a failure. */
+static int setup_pfds(void)
+{
+	FILE *file = tmpfile();
+	char path[32];
+	__u64 one = 1;
+
+	pfds[PFD_READY] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pfds[PFD_QUIET] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	/* the FILE is never closed: the worker exits with its descriptor */
+	pfds[PFD_FILE] = file ? fileno(file) : -1;
+	pfds[PFD_TIMER] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	pfds[PFD_NULL] = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (pfds[PFD_READY] < 0 || pfds[PFD_QUIET] < 0 || pfds[PFD_FILE] < 0 ||
+	    pfds[PFD_TIMER] < 0 || pfds[PFD_NULL] < 0 ||
+	    pipe2(&pfds[PFD_PIPE_R], O_CLOEXEC) ||
+	    write(pfds[PFD_READY], &one, sizeof(one)) != sizeof(one))
+		return -1;
+	/* a kernel without networking (the debug kernels') has no sockets:
+	 * their slots stay -1, which a POLL refuses as any bad descriptor
+	 */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+		       &pfds[PFD_SOCK_A]))
+		pfds[PFD_SOCK_A] = pfds[PFD_SOCK_B] = -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfds[PFD_PIPE_R]);
+	pfds[PFD_PIPE_RW] = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	return 0;
+}
+
+/*
+ * The quiet eventfd written: the POLLs waiting for its POLLIN end.  Read
+ * back at once for a kick, left readable for the drain.
+ */
+static void poke_quiet(bool for_good)
+{
+	__u64 v = 1;
+
+	if (quiet_written ||
+	    write(pfds[PFD_QUIET], &v, sizeof(v)) != sizeof(v)) {
+		VIOLATION("write to the quiet eventfd: %s", strerror(errno));
+		return;
+	}
+	quiet_written = for_good;
+	if (!for_good && read(pfds[PFD_QUIET], &v, sizeof(v)) != sizeof(v))
+		VIOLATION("read of the quiet eventfd: %s", strerror(errno));
+	st.kicks += !for_good;
+}
+
 static void on_alarm(int sig)
 {
 }
@@ -974,6 +1148,11 @@ static int worker(int id, __u64 seed, long calls)
 			return 2;
 		}
 	}
+	if (setup_pfds()) {
+		fprintf(stderr, "# worker %d: POLL's descriptors: %s\n", id,
+			strerror(errno));
+		return 2;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART */
 	sigaction(SIGALRM, &sa, NULL);
@@ -996,6 +1175,8 @@ static int worker(int id, __u64 seed, long calls)
 			do_version(ss);
 		} else if (pick < 54) {
 			do_submit(ss);
+			if (rnd(16) == 0)
+				poke_quiet(false);
 		} else if (pick < 84) {
 			do_wait(ss, false);
 		} else if (pick < 98) {
@@ -1013,14 +1194,21 @@ static int worker(int id, __u64 seed, long calls)
 	it = (struct itimerval){ 0 };
 	setitimer(ITIMER_REAL, &it, NULL);
 	close_all_chans(&s[0]);
+	/* the POLLs without a timeout end: their files are ready */
+	poke_quiet(true);
 	drain(&s[0]);
 	close(s[0].fd);
+	/* its POLLs that wait end with it */
 	close(s[1].fd);
-	printf("# worker %d (uid %u): %lld calls in %llu ms: %lld SUBMIT (%lld items queued on the drained session), %lld WAIT (%lld -EINTR), %lld VERSION, %lld CHAN_CREATE (%u channels on the drained session), %lld CHAN_CLOSE, %lld SUBMIT stopped at -ENOENT, %lld records -EPIPE/-ENODATA/-EAGAIN, %lld other commands, %lld reopens, %lld violations\n",
+	for (int i = 0; i < NR_PFDS; i++)
+		if (i != PFD_FILE && pfds[i] >= 0)
+			close(pfds[i]);
+	printf("# worker %d (uid %u): %lld calls in %llu ms: %lld SUBMIT (%lld items queued on the drained session), %lld WAIT (%lld -EINTR), %lld VERSION, %lld CHAN_CREATE (%u channels on the drained session), %lld CHAN_CLOSE, %lld SUBMIT stopped at -ENOENT, %lld at -EBADF/-EOPNOTSUPP, %lld records -EPIPE/-ENODATA/-EAGAIN, %lld -ETIME/-EOPNOTSUPP, %lld kicks of the quiet eventfd, %lld other commands, %lld reopens, %lld violations\n",
 	       id, (unsigned int)geteuid(), st.calls,
 	       (unsigned long long)(wsx_test_now_ns() - t0) / NSEC_PER_MSEC,
 	       st.submits, s[0].queued, st.waits, st.eintr, st.versions,
-	       st.creates, s[0].chans_hi, st.closes, st.enoent, st.chan_ends,
+	       st.creates, s[0].chans_hi, st.closes, st.enoent,
+	       st.poll_refused, st.chan_ends, st.poll_ends, st.kicks,
 	       st.enotty, st.reopen,
 	       st.violations);
 	return st.violations ? 1 : 0;

@@ -24,20 +24,38 @@
  * (-ENOENT), and their results, depend on the session and on the other
  * items, which the caller models.
  *
+ * POLL (ABI 1.3) names a file descriptor of the submitter: this header
+ * predicts its events' and timeout's checks and, from the caller's own
+ * descriptor table (so not a pure function of the request), the
+ * descriptor's lookup made after them (wsx_expect_poll_fd(): -EBADF, or
+ * -EOPNOTSUPP for a file other than a unix, IPv4, IPv6, netlink or packet
+ * socket, a pipe or FIFO, or an eventfd) and the status of a file that
+ * waits on two queues
+ * (wsx_expect_poll_two_queues()); the result (the events the file
+ * reports) is the caller's to model.
+ *
  * The module's own code for the same: wsx_req_check() (the order of the
  * checks), the check functions of the op table (kmod/ops.c),
  * wsx_spawn_nodes() and wsx_crc_left() (how a CRC32C range splits);
- * wsx_send_check() and wsx_recv_check() for SEND and RECV.
+ * wsx_send_check() and wsx_recv_check() for SEND and RECV,
+ * wsx_poll_check() and wsx_poll_create() (kmod/poll.c) for POLL.
  */
 #ifndef WSX_OP_EXPECT_H
 #define WSX_OP_EXPECT_H
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <linux/wsx.h>
 
 /* A new op fails the build here until what it does is written below. */
-_Static_assert(WSX_OP_LAST == WSX_OP_RECV + 1,
+_Static_assert(WSX_OP_LAST == WSX_OP_POLL + 1,
 	       "an op this header does not know");
 
 /* CRC32C's chunk (args[2]): at least 4 KiB; 0 asks for 64 KiB. */
@@ -171,6 +189,100 @@ static inline unsigned int wsx_expect_chan_id_faults(__u64 id)
 	return id > 0xffffffffULL ? WSX_EXPECT_EINVAL : 0;
 }
 
+/*
+ * The events a POLL may ask for (args[1]): EPOLLIN 0x1, EPOLLPRI 0x2,
+ * EPOLLOUT 0x4, EPOLLERR 0x8, EPOLLHUP 0x10, EPOLLRDNORM 0x40, EPOLLRDBAND
+ * 0x80, EPOLLWRNORM 0x100, EPOLLWRBAND 0x200, EPOLLMSG 0x400 and
+ * EPOLLRDHUP 0x2000 of <linux/eventpoll.h> (poll(2)'s POLL* have the same
+ * values), written out: that header and <sys/epoll.h> do not mix.
+ */
+#define WSX_EXPECT_POLL_EVENTS	0x27dfULL
+
+/*
+ * A POLL's events (args[1]): none, or a bit outside
+ * WSX_EXPECT_POLL_EVENTS, is EINVAL.
+ */
+static inline unsigned int wsx_expect_poll_events_faults(__u64 events)
+{
+	return !events || (events & ~WSX_EXPECT_POLL_EVENTS) ?
+	       WSX_EXPECT_EINVAL : 0;
+}
+
+/*
+ * Whether descriptor @fd of the calling process is an eventfd: its link
+ * in /proc/self/fd names the anonymous inode "[eventfd]" (false when
+ * /proc cannot say).
+ */
+static inline bool wsx_expect_is_eventfd(int fd)
+{
+	static const char want[] = "anon_inode:[eventfd]";
+	char path[32], link[sizeof(want)];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link));
+	return n == (ssize_t)sizeof(want) - 1 && !memcmp(link, want, n);
+}
+
+/*
+ * Whether socket @fd of the calling process is of a family a POLL takes
+ * (wsx_poll_socket_ok(): unix, IPv4, IPv6, netlink, packet), by its
+ * SO_DOMAIN.
+ */
+static inline bool wsx_expect_poll_family_ok(int fd)
+{
+	socklen_t len = sizeof(int);
+	int family;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &len))
+		return false;
+	return family == AF_UNIX || family == AF_INET ||
+	       family == AF_INET6 || family == AF_NETLINK ||
+	       family == AF_PACKET;
+}
+
+/*
+ * The lookup of a POLL's descriptor (args[0]) in the calling process, as
+ * wsx_poll_create() and wsx_poll_file_ok() make it: -EBADF for a number
+ * over INT_MAX or no descriptor (an O_PATH one included: fget() takes
+ * none); 0 for a socket of a family above, a pipe or FIFO and an eventfd,
+ * the files whose poll never sleeps; -EOPNOTSUPP for any other (a socket
+ * of another family, a regular file, a directory, a tty, /dev/null, a
+ * /dev/wsx file, a timerfd, a signalfd, an epoll or io_uring file...).
+ */
+static inline int wsx_expect_poll_fd(__u64 fd)
+{
+	struct stat st;
+	int fl;
+
+	if (fd > INT_MAX)
+		return -EBADF;
+	fl = fcntl((int)fd, F_GETFL);
+	if (fl < 0 || (fl & O_PATH) || fstat((int)fd, &st))
+		return -EBADF;
+	if (S_ISSOCK(st.st_mode))
+		return wsx_expect_poll_family_ok((int)fd) ? 0 : -EOPNOTSUPP;
+	if (S_ISFIFO(st.st_mode) || wsx_expect_is_eventfd((int)fd))
+		return 0;
+	return -EOPNOTSUPP;
+}
+
+/*
+ * Whether a POLL of @fd, which wsx_expect_poll_fd() accepts, ends with
+ * status -EOPNOTSUPP at its first look, ready or not: its file waits on
+ * two queues, as a FIFO (or a pipe reopened through /proc) open for
+ * reading and writing does (pipe_poll() waits on the readers' queue and
+ * the writers').
+ */
+static inline bool wsx_expect_poll_two_queues(int fd)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && (fl & O_ACCMODE) == O_RDWR && !fstat(fd, &st) &&
+	       S_ISFIFO(st.st_mode);
+}
+
 /* Whether args[@from] .. args[3] of @req are all zero. */
 static inline bool wsx_expect_args_zero(const struct wsx_req *req,
 					unsigned int from)
@@ -247,6 +359,13 @@ static inline unsigned int wsx_expect_op_faults(const struct wsx_req *req,
 		     wsx_expect_chan_id_faults(a[2]) |
 		     wsx_expect_chan_count_faults(a[1]);
 		if (a[3] > max_item_ns)
+			f |= WSX_EXPECT_E2BIG;
+		break;
+	case WSX_OP_POLL:
+		if (a[3])
+			f |= WSX_EXPECT_EINVAL;
+		f |= wsx_expect_poll_events_faults(a[1]);
+		if (a[2] > WSX_DELAY_MAX_NS)
 			f |= WSX_EXPECT_E2BIG;
 		break;
 	default:
@@ -340,7 +459,8 @@ static inline int wsx_expect_req_check(const struct wsx_req *req,
 struct wsx_expect_rec {
 	__u64 result;		/* when result_known */
 	__u32 nodes;
-	bool result_known;	/* false for CRC32C (a checksum of memory), RECV */
+	bool result_known;	/* false for CRC32C (a checksum of memory), RECV,
+				   POLL */
 };
 
 /*
@@ -348,7 +468,9 @@ struct wsx_expect_rec {
  * result of @req's record (status 0), for a request the module takes.
  * CRC32C's result is the checksum of the caller's buffer, which the
  * caller computes; RECV's the sum of the values the senders sent, and
- * SEND's is its count only when it ran to its end (status 0).  max_item_ns is not looked at (it changes no record);
+ * SEND's is its count only when it ran to its end (status 0); POLL's the
+ * events the file reported.  max_item_ns is not looked at (it changes no
+ * record);
  * a request of a refused op or argument gives all zero.
  */
 static inline struct wsx_expect_rec
@@ -374,13 +496,15 @@ wsx_expect_record(const struct wsx_req *req)
 		r.result_known = false;
 		break;
 	/*
-	 * SEND and RECV: nodes is 1 here, the least; the module counts one
-	 * more run each time the item parked and was readied (wsx_park()).
+	 * SEND, RECV and POLL: nodes is 1 here, the least; the module counts
+	 * one more run each time the item parked and was readied
+	 * (wsx_park()).
 	 */
 	case WSX_OP_SEND:	/* when all its values were sent */
 		r.result = a[2];
 		break;
 	case WSX_OP_RECV:	/* the values' sum: the senders decide it */
+	case WSX_OP_POLL:	/* revents: the file decides it */
 		r.result_known = false;
 		break;
 	}

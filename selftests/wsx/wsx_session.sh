@@ -10,7 +10,12 @@
 #  3. rmmod is refused while a process (a shell's fd, then a process with a
 #     1 s SLEEP queued) holds /dev/wsx open, and works once it is closed;
 #  4. 16 processes submitting at once each receive exactly their own
-#     completions.
+#     completions;
+#  5. a process with 1,000 parked POLLs (ABI 1.3: eventfds nothing writes,
+#     a third with a 10 s timeout armed, a quarter through the mapped
+#     rings) killed with SIGKILL: rmmod then works at once (nothing waits
+#     on a file or a timer any more) and the kernel log since has no
+#     splat.
 # The module is loaded again at the end.  WSX_SCALE divides the sizes.
 DIR=$(dirname "$0")
 . "$DIR/wsx_lib.sh"
@@ -113,6 +118,44 @@ unload_ok "after the holder was killed"
 per=$((4000 / SCALE))
 [ $per -lt 500 ] && per=500
 "$HELPER" multi 16 $per || fail "16 processes submitting at once"
+
+# 5. SIGKILL of a process with parked POLLs, then rmmod
+n=1000
+splat='BUG:|WARNING:|Oops|general protection|KASAN|refcount_t:|list_add corruption|list_del corruption|UBSAN|possible circular locking'
+mark="wsx_session.sh: parked POLLs, $$"
+wsx_log_mark "$mark"
+rm -f "$ready"
+"$HELPER" polls $n "$ready" &
+pid=$!
+if wait_for "$ready"; then
+	# all of them parked: the schedtrace line's waiting counts them
+	waiting=$(sed -n 's/.* waiting=\([0-9]*\).*/\1/p' \
+		"$WSX_DEBUGFS/schedtrace" 2>/dev/null)
+	if [ -z "$waiting" ]; then
+		echo "# no schedtrace in debugfs: waiting not counted"
+	elif [ "$waiting" -lt $n ]; then
+		fail "polls: waiting=$waiting with $n POLLs parked"
+	fi
+	kill -9 $pid
+	wait $pid
+	st=$?
+	[ $st = 137 ] || fail "polls: the process ended with $st, not by SIGKILL"
+	unload_ok "after SIGKILL of a process with $n parked POLLs"
+	log=$(wsx_log_after "$mark")
+	found=$(printf '%s\n' "$log" | grep -cE "$splat")
+	if [ "$found" != 0 ]; then
+		printf '%s\n' "$log" | grep -E "$splat" | sed 's/^/# /'
+		fail "polls: $found splat lines in the kernel log"
+	else
+		echo "# polls: no splat in the kernel log"
+	fi
+else
+	kill -9 $pid 2>/dev/null
+	wait $pid
+	fail "polls: the POLLs were never all parked"
+	wsx_loaded || wsx_load
+fi
+rm -f "$ready"
 
 # leave the module loaded for later tests
 wsx_reload || fail "final reload"

@@ -17,12 +17,21 @@
  *   multi P N           P processes each open their own session and
  *                       submit N items at once with user_data =
  *                       pid << 32 | i: each must receive exactly its own N
+ *   polls N READYFILE   park N POLLs (ABI 1.3) on eventfds nothing writes
+ *                       (one each, or shared when RLIMIT_NOFILE cannot be
+ *                       raised), every third with a 10 s timeout, a
+ *                       quarter through the shared rings (mapped); once
+ *                       none has ended after 200 ms, create READYFILE and
+ *                       sleep until killed
  *
  * Exit status 0 when all is as it should be; lines starting "# " say what
  * was seen.
  */
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "wsx_rings.h"
@@ -323,6 +332,90 @@ static int multi(int procs, long n)
 	return failed ? 1 : 0;
 }
 
+/* N parked POLLs, then wait for a SIGKILL. */
+static int polls(long n, const char *ready)
+{
+	long nfds = n, rings = n / 4 > 1024 ? 1024 : n / 4, sent = 0, ret;
+	struct wsx_req *reqs = calloc(n, sizeof(*reqs));
+	int *efds = calloc(n, sizeof(*efds));
+	struct wsx_tring t;
+	struct wsx_enter e;
+	struct rlimit rl;
+	int fd;
+
+	if (!reqs || !efds || n < 4 || getrlimit(RLIMIT_NOFILE, &rl))
+		return 1;
+	if (rl.rlim_cur < (rlim_t)n + 64) {
+		struct rlimit want = { n + 64, rl.rlim_max };
+
+		if (want.rlim_max < want.rlim_cur)
+			want.rlim_max = want.rlim_cur;
+		if (setrlimit(RLIMIT_NOFILE, &want)) {
+			nfds = rl.rlim_cur > 128 ? rl.rlim_cur - 64 : 64;
+			printf("# RLIMIT_NOFILE stays %llu: %ld eventfds, shared\n",
+			       (unsigned long long)rl.rlim_cur, nfds);
+		}
+	}
+	for (long i = 0; i < nfds; i++) {
+		efds[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (efds[i] < 0) {
+			printf("# eventfd %ld: %s\n", i, strerror(errno));
+			return 1;
+		}
+	}
+	fd = wsx_test_open();
+	if (fd < 0) {
+		printf("# open: %s\n", strerror(-fd));
+		return 1;
+	}
+	for (long i = 0; i < n; i++)
+		reqs[i] = wsx_test_req(WSX_OP_POLL, i, i % 3, 0,
+				       efds[i % nfds], EPOLLIN,
+				       i % 3 == 1 ? WSX_DELAY_MAX_NS : 0);
+	/* WSX_PLACE_P (1) on P 0, which every module has */
+	ret = wsx_tring_setup(&t, fd, 1024, 2048);
+	if (ret) {
+		printf("# RING_SETUP: %s\n", strerror(-ret));
+		return 1;
+	}
+	for (long i = 0; i < rings; i++)
+		if (!wsx_tring_push(&t, &reqs[i]))
+			return 1;
+	ret = wsx_tring_enter(&t, rings, 0, 0, &e);
+	if (ret || e.submitted != rings) {
+		printf("# ENTER of %ld POLLs: %ld, %u consumed, error %d\n",
+		       rings, ret, e.submitted, e.error);
+		return 1;
+	}
+	for (sent = rings; sent < n;) {
+		long batch = n - sent > WSX_SUBMIT_MAX ? WSX_SUBMIT_MAX :
+			     n - sent;
+
+		ret = wsx_test_submit(fd, reqs + sent, batch, NULL);
+		if (ret <= 0) {
+			printf("# SUBMIT after %ld POLLs: %s\n", sent,
+			       ret ? strerror(-ret) : "none queued");
+			return 1;
+		}
+		sent += ret;
+	}
+	/* none may end: a refused one would say so in a record */
+	ret = wsx_test_wait(fd, recs, WSX_WAIT_MAX, 1, 200 * NSEC_PER_MSEC);
+	if (ret != -ETIMEDOUT || wsx_tring_ready(&t)) {
+		printf("# %ld POLLs ended before any write (WAIT %ld, first status %d), %u records in the CQ\n",
+		       ret > 0 ? ret : 0, ret, ret > 0 ? recs[0].status : 0,
+		       wsx_tring_ready(&t));
+		return 1;
+	}
+	printf("# %ld POLLs parked on %ld eventfds, %ld through the rings\n",
+	       n, nfds, rings);
+	fflush(stdout);
+	if (touch(ready))
+		return 1;
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "close-queued"))
@@ -336,7 +429,9 @@ int main(int argc, char **argv)
 		return hold(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "multi"))
 		return multi(atoi(argv[2]), strtol(argv[3], NULL, 0));
-	fprintf(stderr, "usage: %s close-queued N NS | busy READYFILE | busy-rings READYFILE | hold READYFILE | multi P N\n",
+	if (argc == 4 && !strcmp(argv[1], "polls"))
+		return polls(strtol(argv[2], NULL, 0), argv[3]);
+	fprintf(stderr, "usage: %s close-queued N NS | busy READYFILE | busy-rings READYFILE | hold READYFILE | multi P N | polls N READYFILE\n",
 		argv[0]);
 	return 2;
 }

@@ -73,6 +73,15 @@ void wsx_item_recv(struct wsx_req *item, unsigned int chan, __u64 count,
 	item->args[3] = ns;
 }
 
+void wsx_item_poll(struct wsx_req *item, int fd, unsigned int events,
+		   __u64 timeout_ns, __u64 user_data)
+{
+	item_init(item, WSX_OP_POLL, user_data);
+	item->args[0] = fd;
+	item->args[1] = events;
+	item->args[2] = timeout_ns;
+}
+
 void wsx_item_place(struct wsx_req *item, enum wsx_place place,
 		    unsigned int target)
 {

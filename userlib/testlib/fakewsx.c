@@ -3,6 +3,8 @@
  * The fake /dev/wsx of fakewsx.h.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,34 @@ static struct fchan *chans;
 static uint32_t nchans;
 static struct fpend *pend_head, **pend_tail = &pend_head;
 
+/*
+ * POLL (ABI 1.3), with poll(2): an item looks at its file once when it is
+ * submitted; one that must wait keeps its record back, holding a dup of
+ * the descriptor (the module holds the file: closing the caller's
+ * descriptor does not end the item; the caller's own when no descriptor is
+ * left for a dup), until a WAIT or ENTER sees its file report an event or
+ * its timeout pass.  Those calls look at the waiting POLLs (poll(2))
+ * without waiting, and those that wait for records wait in poll(2), up to
+ * their own timeout, the first POLL's or for as long as POLLs wait.
+ */
+struct fpoll {
+	struct wsx_completion rec;
+	int fd;
+	bool own;		/* @fd is the fake's dup, to close */
+	short events;
+	uint64_t deadline;	/* CLOCK_MONOTONIC ns of the timeout, 0: none */
+	bool ring;		/* its record goes to the CQ */
+	struct fpoll *next;
+};
+
+/* poll(2)'s names for <linux/eventpoll.h>'s events, which a POLL takes */
+_Static_assert(WSX_EXPECT_POLL_EVENTS ==
+	       (POLLIN | POLLPRI | POLLOUT | POLLERR | POLLHUP | POLLRDNORM |
+		POLLRDBAND | POLLWRNORM | POLLWRBAND | POLLMSG | POLLRDHUP),
+	       "poll(2)'s event bits are the module's");
+
+static struct fpoll *polls, **polls_tail = &polls;
+
 static uint64_t env_knob(const char *name, uint64_t def)
 {
 	const char *s = getenv(name);
@@ -80,9 +110,23 @@ static void chans_free(void)
 	pend_tail = &pend_head;
 }
 
+static void polls_free(void)
+{
+	struct fpoll *p;
+
+	while ((p = polls)) {
+		polls = p->next;
+		if (p->own)
+			close(p->fd);
+		free(p);
+	}
+	polls_tail = &polls;
+}
+
 void fakewsx_reset(void)
 {
 	chans_free();
+	polls_free();
 	free(ring.mem);
 	memset(&ring, 0, sizeof(ring));
 	free(recs);
@@ -101,6 +145,7 @@ void fakewsx_reset(void)
 	fakewsx.max_item_ns = env_knob("FAKEWSX_MAX_ITEM_NS", 10000000);
 	fakewsx.max_chans = env_knob("FAKEWSX_MAX_CHANS", 1024);
 	fakewsx.max_chan_cap = env_knob("FAKEWSX_MAX_CHAN_CAP", 65536);
+	fakewsx.max_parked = env_knob("FAKEWSX_MAX_PARKED", 65536);
 }
 
 __attribute__((constructor))
@@ -246,6 +291,143 @@ static int run_chan_op(const struct wsx_req *it, struct wsx_completion *c,
 	return 0;
 }
 
+/* Items waiting: RECVs for values and POLLs for their files. */
+static size_t parked(void)
+{
+	const struct fpend *r;
+	const struct fpoll *p;
+	size_t n = 0;
+
+	for (r = pend_head; r; r = r->next)
+		n++;
+	for (p = polls; p; p = p->next)
+		n++;
+	return n;
+}
+
+/*
+ * POLL of accepted @it into @c: 0 when done, 1 when it waits (the fake
+ * then owns its record).  As the module's first look (wsx_poll_own()): a
+ * file on two queues ends it -EOPNOTSUPP, a ready file with its events
+ * (max_parked or not), and only one that must wait counts in the parked
+ * items, -EAGAIN when max_parked of them wait already.
+ */
+static int run_poll(const struct wsx_req *it, struct wsx_completion *c,
+		    bool to_ring)
+{
+	struct pollfd pfd = { .fd = it->args[0], .events = it->args[1] };
+	struct fpoll *p;
+
+	if (wsx_expect_poll_two_queues(pfd.fd)) {
+		c->status = -EOPNOTSUPP;
+		return 0;
+	}
+	if (poll(&pfd, 1, 0) > 0) {
+		c->result = pfd.revents;
+		return 0;
+	}
+	if (parked() >= fakewsx.max_parked) {
+		c->status = -EAGAIN;
+		return 0;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		abort();
+	p->rec = *c;
+	p->rec.nodes = 2;	/* it runs again once readied */
+	p->fd = fcntl(pfd.fd, F_DUPFD_CLOEXEC, 0);
+	p->own = p->fd >= 0;
+	if (!p->own)
+		p->fd = pfd.fd;
+	p->events = pfd.events;
+	if (it->args[2])
+		p->deadline = c->queued_ns + it->args[2];
+	p->ring = to_ring;
+	*polls_tail = p;
+	polls_tail = &p->next;
+	return 1;
+}
+
+/*
+ * Ends the waiting POLLs whose file reports an event or whose timeout has
+ * passed, after waiting up to @wait_ns (negative: no bound) for the first
+ * of them.  0, or -EINTR when a signal cut the wait short.
+ */
+static int serve_polls(int64_t wait_ns)
+{
+	uint64_t now = now_ns(), first = UINT64_MAX;
+	struct fpoll **pp, *p;
+	struct pollfd *pfd;
+	struct timespec ts;
+	size_t n = 0, i;
+	int ret;
+
+	for (p = polls; p; p = p->next, n++)
+		if (p->deadline && p->deadline < first)
+			first = p->deadline;
+	if (!n)
+		return 0;
+	if (first != UINT64_MAX &&
+	    (wait_ns < 0 || first < now + (uint64_t)wait_ns))
+		wait_ns = first > now ? (int64_t)(first - now) : 0;
+	ts.tv_sec = wait_ns / 1000000000;
+	ts.tv_nsec = wait_ns % 1000000000;
+	pfd = calloc(n, sizeof(*pfd));
+	if (!pfd)
+		abort();
+	for (i = 0, p = polls; p; p = p->next, i++)
+		pfd[i] = (struct pollfd){ .fd = p->fd, .events = p->events };
+	ret = ppoll(pfd, n, wait_ns < 0 ? NULL : &ts, NULL);
+	if (ret < 0) {
+		free(pfd);
+		return errno == EINTR ? -EINTR : 0;
+	}
+	now = now_ns();
+	for (i = 0, pp = &polls; (p = *pp); i++) {
+		if (pfd[i].revents) {
+			p->rec.result = pfd[i].revents + fakewsx.corrupt;
+		} else if (p->deadline && p->deadline <= now) {
+			p->rec.status = -ETIME;
+		} else {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		p->rec.started_ns = p->rec.finished_ns = now;
+		emit_record(&p->rec, p->ring);
+		if (p->own)
+			close(p->fd);
+		free(p);
+	}
+	polls_tail = pp;
+	free(pfd);
+	return 0;
+}
+
+/*
+ * Serves the waiting POLLs until @ready() counts @min records, none
+ * waits, or @timeout_ns has passed (negative: no bound); it looks once
+ * without waiting first, so that the records of the POLLs whose file is
+ * ready come whatever @min.  0 or -EINTR.
+ */
+static int serve_polls_until(size_t (*ready)(void), size_t min,
+			     int64_t timeout_ns)
+{
+	uint64_t end = now_ns() + (timeout_ns > 0 ? timeout_ns : 0), now;
+	int64_t left = 0;
+	int ret;
+
+	for (;;) {
+		ret = serve_polls(left);
+		if (ret || !polls || ready() >= min)
+			return ret;
+		now = now_ns();
+		if (timeout_ns >= 0 && now >= end)
+			return 0;
+		left = timeout_ns < 0 ? -1 : (int64_t)(end - now);
+	}
+}
+
 static struct wsx_completion *new_record(void)
 {
 	struct wsx_completion *p;
@@ -283,6 +465,13 @@ static int run_item(const struct wsx_req *it, __u16 flags_ok,
 	    (!chan_of(it->args[0]) ||
 	     (it->op == WSX_OP_RECV && it->args[2] && !chan_of(it->args[2]))))
 		return -ENOENT;
+	if (it->op == WSX_OP_POLL) {
+		if (fakewsx.version.abi_minor < 3)
+			return -EINVAL;	/* an op the module does not know */
+		ret = wsx_expect_poll_fd(it->args[0]);
+		if (ret)
+			return ret;
+	}
 	*waits = false;
 	c->cpu = fakewsx.queued % fakewsx.version.nprocs;
 	c->queued_ns = c->started_ns = now_ns();
@@ -290,6 +479,9 @@ static int run_item(const struct wsx_req *it, __u16 flags_ok,
 	if (it->op == WSX_OP_SEND || it->op == WSX_OP_RECV) {
 		c->nodes = 1;
 		*waits = run_chan_op(it, c, to_ring);
+	} else if (it->op == WSX_OP_POLL) {
+		c->nodes = 1;
+		*waits = run_poll(it, c, to_ring);
 	} else {
 		run_op(it, c);
 	}
@@ -304,7 +496,8 @@ static int queue_item(const struct wsx_req *it)
 	bool waits;
 	int ret;
 
-	if (recs_tail - recs_head >= fakewsx.inflight_max)
+	/* in flight: the records not reaped and the items that wait */
+	if (recs_tail - recs_head + parked() >= fakewsx.inflight_max)
 		return -EAGAIN;
 	ret = run_item(it, 0, &c, false, &waits);
 	if (ret)
@@ -337,16 +530,26 @@ static int fake_submit(struct wsx_submit *s)
 	return s->queued ? (int)s->queued : err;
 }
 
+static size_t wait_ready(void)
+{
+	return recs_tail - recs_head;
+}
+
 static int fake_wait(struct wsx_wait *w)
 {
 	struct wsx_completion *out = (void *)(uintptr_t)w->records;
-	size_t ready = recs_tail - recs_head;
+	size_t ready;
+	int ret;
 
 	if (w->reserved[0] || w->reserved[1] || w->reserved[2] || !w->max ||
 	    w->min > w->max)
 		return -EINVAL;
 	if (w->max > fakewsx.version.wait_max)
 		return -E2BIG;
+	ret = serve_polls_until(wait_ready, w->min, w->timeout_ns);
+	if (ret)
+		return ret;
+	ready = wait_ready();
 	if (ready < w->min)	/* nothing else will ever finish */
 		return w->timeout_ns < 0 ? -EDEADLK : -ETIMEDOUT;
 	w->count = ready < w->max ? ready : w->max;
@@ -467,6 +670,11 @@ static int fake_chan_close(const __u32 *id)
 	return 0;
 }
 
+static size_t cq_ready(void)
+{
+	return ring.cq_tail_k - *ring_word(ring.p.cq_head);
+}
+
 /* ENTER: run what the SQ holds, as far as the CQ has room. */
 static int fake_enter(struct wsx_enter *e)
 {
@@ -510,6 +718,9 @@ static int fake_enter(struct wsx_enter *e)
 	e->submitted = i;
 	*ring_word(ring.p.sq_head) = ring.sq_head_k;
 	*ring_word(ring.p.cq_tail) = ring.cq_tail_k;
+	err = serve_polls_until(cq_ready, e->min_complete, e->timeout_ns);
+	if (err)
+		return err;
 	if (ring.cq_tail_k - head < e->min_complete)	/* nothing else runs */
 		return e->timeout_ns < 0 ? -EDEADLK : -ETIMEDOUT;
 	return 0;

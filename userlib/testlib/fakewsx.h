@@ -11,14 +11,26 @@
  * WSX_IOC_CHAN_CLOSE, and SEND and RECV items on them, with one
  * simplification: a channel's buffer is unbounded, so a SEND never waits;
  * a RECV that finds too few values waits, its record held back until
- * SENDs or the channel's close end it.  Not thread-safe.
+ * SENDs or the channel's close end it.  POLL (ABI 1.3) with poll(2): an
+ * item that must wait keeps its record back until a WAIT or ENTER (one
+ * that waits for records waits in poll(2)) sees its file ready or its
+ * timeout pass; its descriptor is looked up as wsx_op_expect.h's
+ * wsx_expect_poll_fd() predicts the module's lookup: over INT_MAX, not
+ * open or O_PATH -EBADF, anything but a unix, IPv4, IPv6, netlink or
+ * packet socket, a pipe or FIFO, or an eventfd -EOPNOTSUPP (a regular
+ * file, a directory, a timerfd, /dev/null and the fake's device among
+ * them); a FIFO open for reading and writing
+ * (two queues) ends it -EOPNOTSUPP, a ready file with its events at once,
+ * and one that would wait while max_parked items (its RECVs and POLLs)
+ * wait -EAGAIN; on a module before ABI 1.3 (FAKEWSX_ABI_MINOR) POLL is an
+ * unknown op, -EINVAL.  Not thread-safe.
  *
  * Linked into a test program, the test sets the knobs of `fakewsx`.  Built
  * as fakewsx.so and preloaded, it takes them from the environment:
  *   FAKEWSX_ABI_MAJOR, FAKEWSX_ABI_MINOR (0: no rings), FAKEWSX_NPROCS,
  *   FAKEWSX_SUBMIT_MAX, FAKEWSX_WAIT_MAX, FAKEWSX_INFLIGHT_MAX,
  *   FAKEWSX_MAX_ITEM_NS, FAKEWSX_MAX_CHANS,
- *   FAKEWSX_MAX_CHAN_CAP			the knobs below
+ *   FAKEWSX_MAX_CHAN_CAP, FAKEWSX_MAX_PARKED	the knobs below
  *   FAKEWSX_CORRUPT=1				add 1 to every result
  */
 #ifndef WSX_TEST_FAKEWSX_H
@@ -30,7 +42,8 @@
 
 struct fakewsx {
 	struct wsx_version version;	/* WSX_IOC_VERSION's answer */
-	uint64_t inflight_max;		/* unreaped records before -EAGAIN */
+	uint64_t inflight_max;		/* unreaped records and waiting items
+					   before -EAGAIN */
 	unsigned int submit_eintr;	/* SUBMIT calls to fail with EINTR */
 	uint64_t refuse_at;		/* index (in fakewsx.queued) of an */
 	int refuse_err;			/* item to refuse with this -errno */
@@ -38,6 +51,7 @@ struct fakewsx {
 	uint64_t max_item_ns;		/* the module parameter (10 ms) */
 	uint32_t max_chans;		/* the module parameter (1024) */
 	uint32_t max_chan_cap;		/* the module parameter (65536) */
+	uint32_t max_parked;		/* the module parameter (65536) */
 	unsigned int calls[7];		/* ioctl calls, by command number */
 	uint64_t queued;		/* items queued so far */
 };

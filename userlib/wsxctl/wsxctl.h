@@ -59,6 +59,13 @@ int open_device(struct wsx **w);
  * back: through the session's rings, or with @ioctl (or on a module
  * without rings) through WSX_IOC_SUBMIT and WSX_IOC_WAIT, reaping before
  * submitting again on -EAGAIN.
+ *
+ * With @all_in set, the items end only after it ran (POLL items wait for
+ * what it does): it is called once, when all @count items are in the
+ * module and before any wait for a record, so they must all be in flight
+ * at once: the CQ gets at least @count entries, and a submission that
+ * meets a limit (-EAGAIN, or -EBUSY from a full CQ) fails with that error
+ * instead of waiting for records.
  */
 struct job {
 	struct wsx *w;
@@ -68,9 +75,12 @@ struct job {
 	bool pickup;		/* rings in WSX_RING_SQ_PICKUP mode */
 	void (*fill)(struct wsx_req *item, uint64_t index, void *ctx);
 	void (*complete)(const struct wsx_completion *rec, void *ctx);
+	void (*all_in)(void *ctx);
 	void *ctx;
 	uint64_t elapsed_ns;	/* out: first submission to last record */
-	int err;		/* out: the error run_job() reported, or 0 */
+	int err;		/* out: the submission error run_job()
+				   reported, or 0 */
+	int ring_err;		/* out: the ring setup's error it reported */
 };
 
 /* Runs @job; 0, or EXIT_FAILURE after reporting the error. */

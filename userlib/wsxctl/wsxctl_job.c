@@ -19,6 +19,7 @@ struct job_state {
 	uint64_t submitted;
 	uint64_t reaped;
 	bool blocked;		/* the last submission met -EAGAIN */
+	bool all_in;		/* job->all_in ran */
 };
 
 static uint64_t now_ns(void)
@@ -44,11 +45,22 @@ static int submit_batch(struct job_state *js)
 		item_error = ret;
 	else
 		js->submitted += ret;
-	if (item_error == -EAGAIN && js->submitted > js->reaped) {
+	/* with all_in, no record comes before all are in: fail */
+	if (item_error == -EAGAIN && js->submitted > js->reaped &&
+	    !job->all_in) {
 		js->blocked = true;
 		return 0;
 	}
 	return item_error;
+}
+
+/* Calls job->all_in once all items are in the module. */
+static void all_in(struct job *job, uint64_t submitted, bool *done)
+{
+	if (job->all_in && !*done && submitted == job->count) {
+		job->all_in(job->ctx);
+		*done = true;
+	}
 }
 
 /* Reaps what is ready, waiting for one record when nothing else is to do. */
@@ -84,6 +96,7 @@ static int job_loop(struct job_state *js)
 				return report("submit", ret);
 			}
 		}
+		all_in(js->job, js->submitted, &js->all_in);
 		ret = reap(js);
 		if (ret)
 			return report("wait", ret);
@@ -113,6 +126,7 @@ static int ring_loop(struct job *job, struct wsx_ring *r)
 	uint64_t submitted = 0, reaped = 0;
 	const struct wsx_completion *recs[256];
 	bool blocked = false;	/* the CQ had no room at the last submit */
+	bool in = !job->all_in;	/* no record waits for all_in */
 	struct wsx_req *req;
 	unsigned int i, n, got;
 	int ret;
@@ -125,11 +139,17 @@ static int ring_loop(struct job *job, struct wsx_ring *r)
 			job->fill(req, submitted++, job->ctx);
 		}
 		/* nothing else to do: wait for one record */
-		ret = wsx_ring_submit(r, (!n || blocked) && !wsx_ring_ready(r),
-				      -1);
+		ret = wsx_ring_submit(r, (!n || blocked) && in &&
+				      !wsx_ring_ready(r), -1);
 		if (ret < 0 && ret != -EBUSY && ret != -EINTR)
 			return report("submit", ret);
 		blocked = ret == -EBUSY || wsx_ring_sq_pending(r);
+		if (ret == -EBUSY && !in) {
+			job->err = ret;
+			return report("submit", ret);
+		}
+		if (!blocked)	/* (in pick-up mode, pending a while) */
+			all_in(job, submitted, &in);
 		do {
 			got = wsx_ring_peek(r, recs, 256);
 			for (i = 0; i < got; i++)
@@ -147,10 +167,13 @@ static int ring_loop(struct job *job, struct wsx_ring *r)
  */
 static struct wsx_ring *job_ring(struct job *job, int *err)
 {
-	unsigned int sq = pow2_at_least(job->batch);
+	unsigned int sq = pow2_at_least(job->batch), cq = 4 * sq;
 	struct wsx_ring *r;
 
-	*err = wsx_ring_setup(job->w, sq, 4 * sq,
+	/* all in flight at once: a CQ entry each (the module may refuse) */
+	while (job->all_in && cq < job->count && cq <= UINT32_MAX / 2)
+		cq <<= 1;
+	*err = wsx_ring_setup(job->w, sq, cq,
 			      job->pickup ? WSX_RING_SQ_PICKUP : 0, &r);
 	if (*err == -ENOTTY && !job->pickup)
 		*err = 0;
@@ -167,6 +190,7 @@ int run_job(struct job *job)
 	if (!job->ioctl) {
 		r = job_ring(job, &ret);
 		if (ret) {
+			job->ring_err = ret;
 			report("ring setup", ret);
 			if (ret == -ENOTTY)
 				fputs("wsxctl: --pickup needs the rings, which the module (ABI 1.0) has not\n",

@@ -5,10 +5,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "errname.h"
 #include "wsxctl.h"
@@ -45,9 +49,16 @@ const char run_help[] =
 	"  recv N                      each item receives N values from a\n"
 	"                              channel (--chan) that one more SEND\n"
 	"                              item fills; the results' sum is checked\n"
+	"  poll N                      N eventfds and a POLL item waiting for\n"
+	"                              each (--count more: item i waits for\n"
+	"                              eventfd i mod N); once the items wait\n"
+	"                              (schedtrace's waiting=), each eventfd\n"
+	"                              is written once, in random order; the\n"
+	"                              time from a write to its items' records\n"
+	"                              is printed\n"
 	"\n"
 	"Options:\n"
-	"  -n, --count N      items to submit (default 1)\n"
+	"  -n, --count N      items to submit (default 1; poll: N)\n"
 	"  -p, --place WHERE  local: the P of the submitting CPU (default),\n"
 	"                     global: the global queue,\n"
 	"                     cpu:N: the P numbered N\n"
@@ -84,6 +95,7 @@ static const struct op_desc ops[] = {
 	[WSX_OP_FIB]	= { "fib", 1, "N", { UINT_MAX } },
 	[WSX_OP_SEND]	= { "send", 1, "N", { WSX_CHAN_COUNT_MAX } },
 	[WSX_OP_RECV]	= { "recv", 1, "N", { WSX_CHAN_COUNT_MAX } },
+	[WSX_OP_POLL]	= { "poll", 1, "N", { MAX_COUNT } },
 };
 
 /* SEND and RECV run with one more item, the other side, as item 0. */
@@ -91,6 +103,19 @@ static bool chan_op(enum wsx_op op)
 {
 	return op == WSX_OP_SEND || op == WSX_OP_RECV;
 }
+
+/* poll: the eventfds, and what the run saw of them. */
+struct run_poll {
+	int *efds;		/* N of them, item i waits for efds[i % N] */
+	uint64_t *written_ns;	/* when each was written */
+	uint64_t *wake_ns;	/* per record of status 0: write to finish */
+	uint64_t wakes;
+	uint64_t write_errors;
+	int trace_err;		/* reading schedtrace failed: -errno */
+	bool trace_counted;	/* the line had waiting= */
+	unsigned long long waiting, threads;	/* its last values */
+	uint64_t waited_ns;	/* from all in to the writes */
+};
 
 struct run {
 	/* what to submit */
@@ -100,6 +125,7 @@ struct run {
 	unsigned int target;
 	uint64_t delay_ns;
 	uint64_t count;
+	bool count_given;
 	unsigned int batch;
 	bool ioctl;
 	bool pickup;
@@ -118,6 +144,7 @@ struct run {
 	uint64_t sum;		/* send, recv: of the successful items */
 	bool other_seen;	/* the other side's record (item 0) */
 	struct wsx_completion other;
+	struct run_poll poll;
 };
 
 /* 0 + 1 + ... + (n - 1), modulo 2^64: the values the channel carries. */
@@ -156,6 +183,127 @@ static void fill_chan_item(struct wsx_req *item, uint64_t index,
 	}
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * poll: the eventfds (@n of them) and the arrays the run fills; 0 or
+ * -errno, what is made so far freed by poll_free().
+ */
+static int poll_setup(struct run_poll *p, uint64_t n, uint64_t count)
+{
+	uint64_t i;
+
+	if (count > SIZE_MAX / sizeof(*p->wake_ns))	/* n <= count */
+		return -ENOMEM;
+	p->efds = calloc(n, sizeof(*p->efds));
+	p->written_ns = calloc(n, sizeof(*p->written_ns));
+	p->wake_ns = calloc(count, sizeof(*p->wake_ns));
+	if (!p->efds || !p->written_ns || !p->wake_ns)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		p->efds[i] = -1;
+	for (i = 0; i < n; i++) {
+		p->efds[i] = eventfd(0, EFD_CLOEXEC);
+		if (p->efds[i] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static void poll_free(struct run_poll *p, uint64_t n)
+{
+	for (uint64_t i = 0; p->efds && i < n && p->efds[i] >= 0; i++)
+		close(p->efds[i]);
+	free(p->efds);
+	free(p->written_ns);
+	free(p->wake_ns);
+}
+
+/* A record of status 0 of an item that waited for eventfd @efd. */
+static void poll_record(struct run_poll *p, const struct wsx_completion *rec,
+			uint64_t efd)
+{
+	uint64_t w = p->written_ns[efd];
+
+	/* a record without times (0) or before the write: 0 */
+	p->wake_ns[p->wakes++] = rec->finished_ns > w && w ?
+				 rec->finished_ns - w : 0;
+}
+
+/* The value of schedtrace's " KEY=" in @line into @v; false if none. */
+static bool schedtrace_value(const char *line, const char *key,
+			     unsigned long long *v)
+{
+	char pat[32];
+	const char *s;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	s = strstr(line, pat);
+	return s && sscanf(s + strlen(pat), "%llu", v) == 1;
+}
+
+/* How long poll's writes wait for the items to park, after any --delay. */
+#define POLL_PARK_NS	1000000000ULL
+
+/*
+ * poll, all items in: wait (at most --delay and POLL_PARK_NS) until
+ * schedtrace's waiting= counts them all, then write each eventfd once, in
+ * random order.  waiting= counts the parked items of every session, so it
+ * may count others' too; the writes go ahead when it cannot be read.
+ */
+static void poll_all_in(void *ctx)
+{
+	struct run *r = ctx;
+	struct run_poll *p = &r->poll;
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	uint64_t n = r->args[0], start = now_ns(), x = start | 1, one = 1;
+	uint64_t *order, i, j, k;
+	char line[4096];
+	int ret;
+
+	for (;;) {
+		ret = wsx_schedtrace_read(line, sizeof(line));
+		if (ret < 0) {
+			p->trace_err = ret;
+			break;
+		}
+		p->trace_counted = schedtrace_value(line, "waiting",
+						    &p->waiting);
+		schedtrace_value(line, "threads", &p->threads);
+		if ((p->trace_counted && p->waiting >= r->count) ||
+		    now_ns() - start >= r->delay_ns + POLL_PARK_NS)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	p->waited_ns = now_ns() - start;
+	order = calloc(n, sizeof(*order));
+	for (i = 0; order && i < n; i++)
+		order[i] = i;
+	/* a random order: Fisher-Yates over a xorshift (in order if no room) */
+	for (i = n - 1; order && i > 0; i--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		j = x % (i + 1);
+		k = order[i];
+		order[i] = order[j];
+		order[j] = k;
+	}
+	for (i = 0; i < n; i++) {
+		k = order ? order[i] : i;
+		p->written_ns[k] = now_ns();
+		if (write(p->efds[k], &one, sizeof(one)) != sizeof(one))
+			p->write_errors++;
+	}
+	free(order);
+}
+
 static void fill_run_item(struct wsx_req *item, uint64_t index, void *ctx)
 {
 	const struct run *r = ctx;
@@ -167,6 +315,13 @@ static void fill_run_item(struct wsx_req *item, uint64_t index, void *ctx)
 		return;
 	}
 	switch (r->op) {
+	case WSX_OP_POLL:
+		wsx_item_poll(item, r->poll.efds[index % r->args[0]], POLLIN, 0,
+			      index);
+		/* the times of its record, to time the wake (rings only) */
+		if (!r->ioctl)
+			item->flags |= WSX_REQ_TIMESTAMPS;
+		break;
 	case WSX_OP_SPIN:
 		wsx_item_spin(item, r->args[0], index);
 		break;
@@ -221,6 +376,8 @@ static void complete_run_item(const struct wsx_completion *rec, void *ctx)
 	r->nodes += rec->nodes;
 	if (!rec->status)
 		r->sum += rec->result;
+	if (r->op == WSX_OP_POLL && !rec->status)
+		poll_record(&r->poll, rec, rec->user_data % r->args[0]);
 	if (rec->status) {
 		if (!r->failures++)
 			r->first_status = rec->status;
@@ -283,6 +440,7 @@ static int parse_run_options(const struct cmd *cmd, struct run *r, int argc,
 			    !r->count)
 				return usage_error(cmd, "bad --count '%s'",
 						   optarg);
+			r->count_given = true;
 			break;
 		case 'p':
 			if (parse_place(r, optarg))
@@ -352,6 +510,15 @@ static int parse_op(const struct cmd *cmd, struct run *r, int argc,
 	if (chan_op(r->op) && r->args[0] > WSX_CHAN_COUNT_MAX / r->count)
 		return usage_error(cmd, "--count x N is over %llu values, the most one item of the other side takes",
 				   WSX_CHAN_COUNT_MAX);
+	if (r->op == WSX_OP_POLL && !r->args[0])
+		return usage_error(cmd, "bad poll argument '0': eventfds 1..%u",
+				   MAX_COUNT);
+	if (r->op == WSX_OP_POLL && !r->count_given)
+		r->count = r->args[0];
+	if (r->op == WSX_OP_POLL && r->count < r->args[0])
+		return usage_error(cmd, "poll %llu: --count %llu leaves eventfds no item waits for",
+				   (unsigned long long)r->args[0],
+				   (unsigned long long)r->count);
 	return -1;
 }
 
@@ -409,6 +576,52 @@ static bool print_chan_result(const struct run *r)
 	return ok && !o->status;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * poll: how the items waited and woke: the eventfds, schedtrace's count
+ * of parked items before the writes, and the time from each write to the
+ * records of the items that waited for it.  False if a write failed.
+ */
+static bool print_poll_result(struct run *r)
+{
+	struct run_poll *p = &r->poll;
+	char buf[ERRNO_NAME_MAX];
+	uint64_t n = p->wakes;
+
+	printf("eventfds:    %llu, each written once in random order, after the items waited",
+	       (unsigned long long)r->args[0]);
+	if (p->write_errors)
+		printf(", %llu writes FAILED",
+		       (unsigned long long)p->write_errors);
+	putchar('\n');
+	if (p->trace_err)
+		printf("waiting:     unknown, schedtrace unreadable: %s (%s); written at once\n",
+		       strerror(-p->trace_err), errno_name(p->trace_err, buf));
+	else if (!p->trace_counted)
+		puts("waiting:     unknown, no waiting= in schedtrace");
+	else
+		printf("waiting:     %s of the %llu items parked after %.3f ms (schedtrace waiting=%llu threads=%llu)\n",
+		       p->waiting >= r->count ? "all" : "not all",
+		       (unsigned long long)r->count, p->waited_ns / 1e6,
+		       p->waiting, p->threads);
+	if (!n) {
+		puts("wake:        no record of status 0");
+		return !p->write_errors;
+	}
+	qsort(p->wake_ns, n, sizeof(*p->wake_ns), cmp_u64);
+	printf("wake:        %.1f us median from a write to a record of its items (min %.1f, p99 %.1f, max %.1f us; %llu records)\n",
+	       p->wake_ns[n / 2] / 1e3, p->wake_ns[0] / 1e3,
+	       p->wake_ns[n - 1 - n / 100] / 1e3, p->wake_ns[n - 1] / 1e3,
+	       (unsigned long long)n);
+	return !p->write_errors;
+}
+
 /* Prints the result line; false if the results are wrong. */
 static bool print_result(const struct run *r)
 {
@@ -439,6 +652,10 @@ static bool print_result(const struct run *r)
 		       (unsigned long long)r->args[0]);
 		return false;
 	}
+	if (r->op == WSX_OP_POLL && r->result != POLLIN) {
+		printf(", WRONG: revents POLLIN (%d) expected\n", POLLIN);
+		return false;
+	}
 	putchar('\n');
 	if (r->op == WSX_OP_SEND)
 		return print_chan_result(r) && !r->differ;
@@ -462,39 +679,70 @@ static void print_executed(const struct wsx_stats *before,
 
 #define PARAMETERS_PATH	"/sys/module/wsx/parameters"
 
-/* The module's max_item_ns parameter into @ns; false when unreadable. */
-static bool read_max_item_ns(const char *path, unsigned long long *ns)
+/* A module parameter's number at @path into @v; false when unreadable. */
+static bool read_param(const char *path, unsigned long long *v)
 {
 	FILE *f = fopen(path, "re");
 	bool ok;
 
 	if (!f)
 		return false;
-	ok = fscanf(f, "%llu", ns) == 1;
+	ok = fscanf(f, "%llu", v) == 1;
 	fclose(f);
 	return ok;
 }
 
 /*
- * The end of a line naming the module parameter max_item_ns: its value
- * (from $WSX_PARAMETERS, default PARAMETERS_PATH) and how to raise it to
- * @want ns.
+ * The end of a line naming the module parameter @name: its value (from
+ * $WSX_PARAMETERS, default PARAMETERS_PATH), followed by @unit, and how
+ * to raise it to @want.
  */
-static void explain_max_item_ns(uint64_t want)
+static void explain_param(const char *name, const char *unit, uint64_t want)
 {
 	const char *dir = secure_getenv("WSX_PARAMETERS");
 	char path[PATH_MAX];
-	unsigned long long ns;
+	unsigned long long v;
 
-	snprintf(path, sizeof(path), "%s/max_item_ns",
-		 dir && *dir ? dir : PARAMETERS_PATH);
-	fputs(" the module parameter max_item_ns", stderr);
-	if (read_max_item_ns(path, &ns))
-		fprintf(stderr, " (%llu ns)", ns);
+	snprintf(path, sizeof(path), "%s/%s",
+		 dir && *dir ? dir : PARAMETERS_PATH, name);
+	fprintf(stderr, " the module parameter %s", name);
+	if (read_param(path, &v))
+		fprintf(stderr, " (%llu%s)", v, unit);
 	else
 		fprintf(stderr, " (%s unreadable)", path);
-	fprintf(stderr, "; raise it as root: echo %llu > %s (or load the module with max_item_ns=%llu)\n",
-		(unsigned long long)want, path, (unsigned long long)want);
+	fprintf(stderr, "; raise it as root: echo %llu > %s (or load the module with %s=%llu)\n",
+		(unsigned long long)want, path, name, (unsigned long long)want);
+}
+
+/* explain_param() of max_item_ns, for @want ns. */
+static void explain_max_item_ns(uint64_t want)
+{
+	explain_param("max_item_ns", " ns", want);
+}
+
+/*
+ * poll: all its items wait at once.  After a run that failed or ended
+ * items with -EAGAIN: which limit they met, and how to raise it.
+ */
+static void explain_poll(const struct run *r, const struct job *job)
+{
+	uint64_t n = r->count, cq = 1;
+
+	while (cq < n)		/* the CQ's entries: a power of two */
+		cq <<= 1;
+	if (job->err == -EAGAIN) {
+		fprintf(stderr, "wsxctl run: poll: %llu items wait at once, more than the module lets a session have in flight:",
+			(unsigned long long)n);
+		explain_param("max_inflight_fd", "", n);
+	} else if (job->ring_err == -E2BIG || job->err == -EBUSY) {
+		fprintf(stderr, "wsxctl run: poll: %llu items wait at once, with a CQ entry each (or use --ioctl), %llu entries: over",
+			(unsigned long long)n, (unsigned long long)cq);
+		explain_param("ring_max_entries", "", cq);
+	} else if (r->failures && r->first_status == -EAGAIN) {
+		fputs("wsxctl run: poll: items ended with EAGAIN, which waited while the session had as many waiting as",
+		      stderr);
+		explain_param("max_parked", "", n);
+	}
 }
 
 /* After an item refused with E2BIG: which limit of @r's OP it is over. */
@@ -530,7 +778,7 @@ static void explain_e2big(const struct run *r)
 }
 
 /* Prints the summary; false if something went wrong. */
-static bool print_summary(const struct run *r, const struct job *job)
+static bool print_summary(struct run *r, const struct job *job)
 {
 	double secs = job->elapsed_ns / 1e9;
 	char buf[ERRNO_NAME_MAX];
@@ -542,6 +790,8 @@ static bool print_summary(const struct run *r, const struct job *job)
 	printf("nodes:       %llu (%.0f/s)\n", (unsigned long long)r->nodes,
 	       secs > 0 ? r->nodes / secs : 0);
 	ok = print_result(r);
+	if (r->op == WSX_OP_POLL)
+		ok = print_poll_result(r) && ok;
 	printf("failures:    %llu", (unsigned long long)r->failures);
 	if (r->failures)
 		printf(", the first: %s (%s)", strerror(-r->first_status),
@@ -549,10 +799,39 @@ static bool print_summary(const struct run *r, const struct job *job)
 	putchar('\n');
 	if (r->failures && r->first_status == -E2BIG)
 		explain_e2big(r);
+	if (r->op == WSX_OP_POLL)
+		explain_poll(r, job);
 	if (r->bogus)
 		printf("bogus:       %llu records with unknown or repeated "
 		       "user_data\n", (unsigned long long)r->bogus);
 	return ok && !r->failures && !r->bogus;
+}
+
+/*
+ * poll: the module must know POLL (ABI 1.3); then the eventfds.  0, or
+ * EXIT_FAILURE once reported.
+ */
+static int poll_open(struct run *r, struct wsx *w)
+{
+	struct wsx_version v;
+	int ret = wsx_version(w, &v);
+
+	if (ret)
+		return report("version", ret);
+	if (v.abi_minor < 3) {
+		fprintf(stderr, "wsxctl: poll needs the op POLL, which the module (ABI %u.%u, before 1.3) has not\n",
+			v.abi_major, v.abi_minor);
+		return EXIT_FAILURE;
+	}
+	ret = poll_setup(&r->poll, r->args[0], r->count);
+	if (!ret)
+		return 0;
+	report("eventfd", ret);
+	if (ret == -EMFILE)
+		fprintf(stderr, "wsxctl run: poll %llu needs as many descriptors: raise the limit of open files (ulimit -n %llu)\n",
+			(unsigned long long)r->args[0],
+			(unsigned long long)r->args[0] + 64);
+	return EXIT_FAILURE;
 }
 
 static int run_items(struct run *r)
@@ -580,11 +859,20 @@ static int run_items(struct run *r)
 			return EXIT_FAILURE;
 		}
 	}
+	if (r->op == WSX_OP_POLL) {
+		if (poll_open(r, job.w)) {
+			wsx_close(job.w);
+			return EXIT_FAILURE;
+		}
+		job.all_in = poll_all_in;
+	}
 	stats_err = wsx_stats_read(&before);
 	ret = run_job(&job);
 	wsx_close(job.w);
 	if (job.err == -E2BIG)
 		explain_e2big(r);
+	if (ret && r->op == WSX_OP_POLL)
+		explain_poll(r, &job);
 	if (ret)
 		goto out;
 	if (!stats_err)
@@ -615,6 +903,8 @@ int cmd_run(const struct cmd *cmd, int argc, char **argv)
 	if (!r.seen)
 		return report("run", -ENOMEM);
 	ret = run_items(&r);
+	if (r.op == WSX_OP_POLL)
+		poll_free(&r.poll, r.args[0]);
 	free(r.seen);
 	return ret;
 }

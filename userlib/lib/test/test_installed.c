@@ -7,7 +7,13 @@
  * libwsx.so.1 (libwsx-uninstalled.pc) and runs it in its VM boot.
  */
 #include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include <wsx/libwsx.h>
 #include "ktap.h"
@@ -92,6 +98,62 @@ static void check_chans(struct wsx *w)
 	KTAP_EQ(wsx_chan_close(w, a), -EALREADY, "... again: -EALREADY");
 }
 
+/*
+ * POLL (ABI 1.3): an eventfd written after the item was queued ends it
+ * with POLLIN; another item times out after 1 ms with -ETIME; a regular
+ * file and a timerfd (pollable, but not a socket, a pipe or an eventfd)
+ * are refused with -EOPNOTSUPP; a unix socket pair's end is taken,
+ * writable at once.
+ */
+static void check_poll(struct wsx *w)
+{
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), sv[2];
+	struct wsx_completion recs[2];
+	int efd = eventfd(0, EFD_CLOEXEC), n, got = 0, i;
+	struct wsx_req items[2];
+	FILE *file = tmpfile();
+	uint64_t one = 1;
+
+	if (!ktap_check(efd >= 0 && file && tfd >= 0 &&
+			!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+			"an eventfd, a regular file, a timerfd, a socket pair"))
+		return;
+	wsx_item_poll(&items[0], fileno(file), POLLIN, 0, 0);
+	KTAP_EQ(wsx_submit(w, items, 1, NULL), -EOPNOTSUPP,
+		"a POLL of a regular file: -EOPNOTSUPP");
+	wsx_item_poll(&items[0], tfd, POLLIN, 0, 0);
+	KTAP_EQ(wsx_submit(w, items, 1, NULL), -EOPNOTSUPP,
+		"a POLL of a timerfd: -EOPNOTSUPP");
+	wsx_item_poll(&items[0], sv[0], POLLOUT, 0, 0);
+	KTAP_EQ(wsx_submit(w, items, 1, NULL), 1, "a POLL of a socket");
+	KTAP_EQ(wsx_wait(w, recs, 1, 1, 10000000000LL), 1, "... ends");
+	KTAP_EQ(recs[0].status, 0, "... status 0");
+	KTAP_EQ(recs[0].result & POLLOUT, POLLOUT, "... revents POLLOUT");
+	close(tfd);
+	close(sv[0]);
+	close(sv[1]);
+	wsx_item_poll(&items[0], efd, POLLIN, 0, 0);
+	wsx_item_poll(&items[1], efd, POLLPRI, 1000000, 1);
+	KTAP_EQ(wsx_submit(w, items, 2, NULL), 2, "two POLLs of an eventfd");
+	KTAP_EQ(write(efd, &one, sizeof(one)), sizeof(one), "... written");
+	while (got < 2) {
+		n = wsx_wait(w, recs + got, 2 - got, 1, 10000000000LL);
+		if (!ktap_check(n > 0, "wait returns records (%d)", n))
+			break;
+		got += n;
+	}
+	for (i = 0; i < got; i++) {
+		if (recs[i].user_data == 0) {
+			KTAP_EQ(recs[i].status, 0, "POLLIN: status 0");
+			KTAP_EQ(recs[i].result, POLLIN, "... revents POLLIN");
+		} else {
+			KTAP_EQ(recs[i].status, -ETIME, "POLLPRI: -ETIME");
+		}
+	}
+	fclose(file);
+	close(efd);
+}
+
 int main(void)
 {
 	struct wsx_version v;
@@ -109,6 +171,11 @@ int main(void)
 		check_chans(w);
 	else
 		printf("# ABI %u.%u: no channels to check\n", v.abi_major,
+		       v.abi_minor);
+	if (v.abi_minor >= 3)
+		check_poll(w);
+	else
+		printf("# ABI %u.%u: no POLL to check\n", v.abi_major,
 		       v.abi_minor);
 	KTAP_EQ(wsx_stats_read(&st), 0, "wsx_stats_read");
 	KTAP_EQ(st.nprocs, v.nprocs, "stats have a line per P");

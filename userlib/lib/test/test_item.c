@@ -77,6 +77,19 @@ static void check_fill(void)
 	want = (struct wsx_req){ .user_data = 8, .op = WSX_OP_RECV,
 				  .args = { 0xffffffffULL, 5, 9, 20000 } };
 	ktap_check(item_is(&item, &want), "recv: forward channel and ns");
+
+	dirty(&item);
+	wsx_item_poll(&item, 5, 0x2001, WSX_DELAY_MAX_NS, 9);
+	want = (struct wsx_req){ .user_data = 9, .op = WSX_OP_POLL,
+				  .args = { 5, 0x2001, WSX_DELAY_MAX_NS } };
+	ktap_check(item_is(&item, &want), "poll: fd, events, timeout");
+
+	dirty(&item);
+	wsx_item_poll(&item, -1, 4, 0, 10);
+	want = (struct wsx_req){ .user_data = 10, .op = WSX_OP_POLL,
+				  .args = { UINT64_MAX, 4 } };
+	ktap_check(item_is(&item, &want),
+		   "poll: a negative fd over INT_MAX, for -EBADF");
 }
 
 static void check_place(void)

@@ -6,12 +6,26 @@
  * a full SQ, results read in place, a full CQ (-EBUSY), calls that need no
  * system call, refused items as records, a module without rings; the
  * channels (wsx_chan_*, SEND and RECV): their errors, values through
- * them, close, both doors, a module without channels.
+ * them, close, both doors, a module without channels; POLL
+ * (wsx_item_poll()): its refusals (every file but a unix, IPv4, IPv6,
+ * netlink or packet socket, a pipe or FIFO, or an eventfd), a unix socket
+ * pair, a UDP socket and a pipe taken, a FIFO open for
+ * reading and writing (two queues), an eventfd written after the item
+ * waits, a closed descriptor, timeouts, max_parked (a ready file ends
+ * whatever it says), both doors, a module without it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <wsx/libwsx.h>
 #include "fakewsx.h"
@@ -356,6 +370,254 @@ static void check_chan(void)
 	wsx_close(w);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Adds 1 to eventfd @fd's count (it becomes readable); 0 or -errno. */
+static int efd_add(int fd)
+{
+	uint64_t one = 1;
+
+	return write(fd, &one, sizeof(one)) == sizeof(one) ? 0 : -errno;
+}
+
+/* Reads eventfd @fd's count (it becomes unreadable); 0 or -errno. */
+static int efd_clear(int fd)
+{
+	uint64_t count;
+
+	return read(fd, &count, sizeof(count)) == sizeof(count) ? 0 : -errno;
+}
+
+/* Submits one POLL of @fd, @events, @timeout_ns: 1, or its -errno. */
+static int submit_poll(struct wsx *w, int fd, unsigned int events,
+		       __u64 timeout_ns, __u64 user_data)
+{
+	wsx_item_poll(&items[0], fd, events, timeout_ns, user_data);
+	return wsx_submit(w, items, 1, NULL);
+}
+
+static void check_poll_refused(struct wsx *w, int efd)
+{
+	FILE *file = tmpfile();
+	int dir = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int path = open(".", O_PATH | O_CLOEXEC);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	int closed = dup(efd);
+
+	close(closed);
+	KTAP_EQ(submit_poll(w, efd, 0, 0, 1), -EINVAL, "poll: no event");
+	KTAP_EQ(submit_poll(w, efd, POLLIN | 0x8000, 0, 1), -EINVAL,
+		"poll: an event the module does not take");
+	KTAP_EQ(submit_poll(w, efd, POLLIN, WSX_DELAY_MAX_NS + 1, 1), -E2BIG,
+		"poll: a timeout over WSX_DELAY_MAX_NS");
+	wsx_item_poll(&items[0], efd, POLLIN, 0, 1);
+	items[0].args[3] = 1;
+	KTAP_EQ(wsx_submit(w, items, 1, NULL), -EINVAL, "poll: args[3] set");
+	KTAP_EQ(submit_poll(w, -1, POLLIN, 0, 1), -EBADF,
+		"poll: fd -1, over INT_MAX: -EBADF");
+	KTAP_EQ(submit_poll(w, closed, POLLIN, 0, 1), -EBADF,
+		"poll: a closed descriptor: -EBADF");
+	KTAP_EQ(submit_poll(w, path, POLLIN, 0, 1), -EBADF,
+		"poll: an O_PATH descriptor: -EBADF");
+	KTAP_EQ(submit_poll(w, fileno(file), POLLIN, 0, 1), -EOPNOTSUPP,
+		"poll: a regular file: -EOPNOTSUPP");
+	KTAP_EQ(submit_poll(w, dir, POLLIN, 0, 1), -EOPNOTSUPP,
+		"poll: a directory: -EOPNOTSUPP");
+	KTAP_EQ(submit_poll(w, wsx_fd(w), POLLIN, 0, 1), -EOPNOTSUPP,
+		"poll: the session's own file: -EOPNOTSUPP");
+	/* pollable, but neither a socket, a pipe nor an eventfd */
+	KTAP_EQ(submit_poll(w, null, POLLIN, 0, 1), -EOPNOTSUPP,
+		"poll: /dev/null: -EOPNOTSUPP");
+	KTAP_EQ(submit_poll(w, tfd, POLLIN, 0, 1), -EOPNOTSUPP,
+		"poll: a timerfd: -EOPNOTSUPP");
+	KTAP_EQ(wsx_wait(w, recs, 64, 0, 0), 0, "... none queued");
+	fclose(file);
+	close(dir);
+	close(path);
+	close(null);
+	close(tfd);
+}
+
+/*
+ * The files a POLL takes besides eventfds: a unix socket pair's end, a
+ * UDP socket and a pipe's write end, writable at once; a FIFO open for
+ * reading and writing, two queues, ends with -EOPNOTSUPP though it is
+ * writable.  A socket of a family a POLL does not take (AF_XDP, where
+ * the process may make one) is refused.
+ */
+static void check_poll_files(struct wsx *w)
+{
+	int udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int xdp = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0), xdp_err = errno;
+	char fifo[] = "/tmp/test_lib_fifo.XXXXXX";
+	int sv[2], p[2], rw = -1;
+
+	if (!ktap_check(!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+				    sv) && !pipe2(p, O_CLOEXEC) && udp >= 0 &&
+			mkdtemp(fifo),
+			"poll: a socket pair, a UDP socket, a pipe, a folder"))
+		return;
+	KTAP_EQ(submit_poll(w, sv[0], POLLOUT, 0, 1), 1,
+		"poll: a socket pair's end");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, 0), 1, "... ends at once");
+	KTAP_EQ(recs[0].status, 0, "... status 0");
+	KTAP_EQ(recs[0].result, POLLOUT, "... revents POLLOUT");
+	KTAP_EQ(submit_poll(w, udp, POLLOUT, 0, 1), 1, "poll: a UDP socket");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, 0), 1, "... ends at once");
+	KTAP_EQ(recs[0].result, POLLOUT, "... revents POLLOUT");
+	if (xdp >= 0)
+		KTAP_EQ(submit_poll(w, xdp, POLLIN, 0, 1), -EOPNOTSUPP,
+			"poll: an AF_XDP socket: -EOPNOTSUPP");
+	else
+		printf("# no AF_XDP socket (%s): a family a POLL does not take, not tried\n",
+		       strerror(xdp_err));
+	KTAP_EQ(submit_poll(w, p[1], POLLOUT, 0, 2), 1,
+		"poll: a pipe's write end");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, 0), 1, "... ends at once");
+	KTAP_EQ(recs[0].result, POLLOUT, "... revents POLLOUT");
+	strcat(fifo, "/fifo");
+	if (ktap_check(!mkfifo(fifo, 0600), "poll: a FIFO made"))
+		rw = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (ktap_check(rw >= 0, "... opened for reading and writing")) {
+		KTAP_EQ(submit_poll(w, rw, POLLOUT, 0, 3), 1,
+			"poll: the FIFO read-write");
+		KTAP_EQ(wsx_wait(w, recs, 64, 1, 0), 1, "... ends at once");
+		KTAP_EQ(recs[0].status, -EOPNOTSUPP,
+			"... -EOPNOTSUPP: two queues");
+		KTAP_EQ(recs[0].result, 0, "... no events");
+		close(rw);
+	}
+	unlink(fifo);
+	*strrchr(fifo, '/') = '\0';
+	rmdir(fifo);
+	close(sv[0]);
+	close(sv[1]);
+	close(p[0]);
+	close(p[1]);
+	close(udp);
+	if (xdp >= 0)
+		close(xdp);
+}
+
+static void check_poll(void)
+{
+	struct wsx *w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	int efd = eventfd(0, EFD_CLOEXEC), efd2 = eventfd(0, EFD_CLOEXEC);
+	const struct wsx_completion *got[8];
+	uint64_t t0;
+	struct wsx_ring *r;
+	int keep;
+
+	if (!ktap_check(efd >= 0 && efd2 >= 0, "poll: two eventfds"))
+		return;
+	check_poll_refused(w, efd);
+	check_poll_files(w);
+
+	KTAP_EQ(submit_poll(w, efd, POLLOUT | POLLIN, 0, 2), 1,
+		"poll: a writable eventfd");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, 0), 1, "... ends at once");
+	KTAP_EQ(recs[0].result, POLLOUT, "... revents POLLOUT");
+	KTAP_EQ(recs[0].nodes, 1, "... in one run");
+
+	KTAP_EQ(submit_poll(w, efd, POLLIN, 0, 3), 1, "poll: for POLLIN");
+	KTAP_EQ(wsx_wait(w, recs, 64, 0, 0), 0, "... waits");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, 1000000), -ETIMEDOUT,
+		"... past a WAIT's timeout");
+	KTAP_EQ(efd_add(efd), 0, "... written");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, 0), 1, "... then it ends");
+	KTAP_EQ(recs[0].user_data, 3, "... its record");
+	KTAP_EQ(recs[0].result, POLLIN, "... revents POLLIN");
+	KTAP_EQ(recs[0].nodes, 2, "... a run to wait, one once readied");
+	KTAP_EQ(efd_clear(efd), 0, "poll: read again");
+
+	/* the item holds the file: closing the descriptor does not end it */
+	keep = dup(efd2);
+	KTAP_EQ(submit_poll(w, efd2, POLLIN | POLLRDHUP, 0, 4), 1,
+		"poll: then its descriptor closed");
+	close(efd2);
+	KTAP_EQ(wsx_wait(w, recs, 64, 0, 0), 0, "... it still waits");
+	KTAP_EQ(efd_add(keep), 0, "... the file written through a dup");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, -1), 1,
+		"... and ends when the file is written");
+	KTAP_EQ(recs[0].result, POLLIN, "... with POLLIN");
+	KTAP_EQ(efd_clear(keep), 0, "... read again");
+
+	t0 = now_ns();
+	KTAP_EQ(submit_poll(w, efd, POLLIN, 2000000, 5), 1,
+		"poll: a timeout of 2 ms");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, -1), 1, "... ends");
+	KTAP_EQ(recs[0].status, -ETIME, "... with -ETIME");
+	KTAP_EQ(recs[0].result, 0, "... no events");
+	ktap_check(now_ns() - t0 >= 2000000 &&
+		   recs[0].finished_ns - recs[0].queued_ns >= 2000000,
+		   "... 2 ms after it was queued (%llu ns)",
+		   (unsigned long long)(recs[0].finished_ns -
+					recs[0].queued_ns));
+
+	fakewsx.max_parked = 2;
+	wsx_item_poll(&items[0], efd, POLLIN, 0, 6);
+	wsx_item_poll(&items[1], keep, POLLIN, 0, 7);
+	wsx_item_poll(&items[2], efd, POLLIN, 0, 8);
+	KTAP_EQ(wsx_submit(w, items, 3, NULL), 3, "poll: 3 items, max_parked 2");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, 0), 1, "... one ends at once");
+	KTAP_EQ(recs[0].user_data, 8, "... the third");
+	KTAP_EQ(recs[0].status, -EAGAIN, "... with -EAGAIN");
+	KTAP_EQ(efd_add(efd), 0, "... the first's file written");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, 0), 1, "... one more record");
+	KTAP_EQ(recs[0].user_data, 6, "... the first ends");
+	KTAP_EQ(efd_clear(efd), 0, "... read again");
+	/*
+	 * the second still waits; one more waits too, and then max_parked is
+	 * full, yet a POLL of a ready file ends: it counts only once it waits
+	 */
+	wsx_item_poll(&items[0], efd, POLLIN, 0, 9);
+	wsx_item_poll(&items[1], efd, POLLOUT, 0, 10);
+	KTAP_EQ(wsx_submit(w, items, 1, NULL), 1,
+		"poll: max_parked 2, 1 waiting: one more waits");
+	KTAP_EQ(wsx_submit(w, items + 1, 1, NULL), 1,
+		"... 2 waiting: a POLL of a writable file");
+	KTAP_EQ(wsx_submit(w, items + 1, 1, NULL), 1, "... and another");
+	KTAP_EQ(wsx_wait(w, recs, 64, 2, 0), 2, "... both end at once");
+	KTAP_EQ(recs[0].user_data + recs[1].user_data, 20,
+		"... the writable file's two");
+	KTAP_EQ(recs[0].status | recs[1].status, 0,
+		"... status 0: it did not wait");
+	KTAP_EQ(efd_add(efd), 0, "... the first's file written");
+	KTAP_EQ(wsx_wait(w, recs, 64, 1, 0), 1, "... its record");
+	KTAP_EQ(recs[0].user_data, 9, "... the one that waited");
+	KTAP_EQ(efd_clear(efd), 0, "... read again");
+
+	/* through the rings: the waiting one's record comes at an ENTER */
+	KTAP_EQ(wsx_ring_setup(w, 4, 8, 0, &r), 0, "poll: rings");
+	wsx_item_poll(wsx_ring_get_req(r), efd, POLLIN, 0, 10);
+	wsx_item_poll(wsx_ring_get_req(r), -5, POLLIN, 0, 11);
+	KTAP_EQ(wsx_ring_submit(r, 1, 0), 2, "... a POLL and a bad fd");
+	KTAP_EQ(wsx_ring_peek(r, got, 8), 1, "... one record");
+	KTAP_EQ(got[0]->status, -EBADF, "... the bad fd's: -EBADF");
+	wsx_ring_seen(r, 1);
+	KTAP_EQ(efd_add(efd), 0, "... its file written");
+	KTAP_EQ(wsx_ring_submit(r, 1, -1), 0, "... written, an ENTER waits");
+	KTAP_EQ(wsx_ring_peek(r, got, 8), 1, "... for its record");
+	KTAP_EQ(got[0]->result, POLLIN, "... POLLIN");
+	wsx_ring_free(r);
+	wsx_close(w);	/* the item on keep still waits: its record dropped */
+
+	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	fakewsx.version.abi_minor = 2;
+	KTAP_EQ(submit_poll(w, efd, POLLIN, 0, 1), -EINVAL,
+		"poll: a module before ABI 1.3 does not know the op");
+	wsx_close(w);
+	close(efd);
+	close(keep);
+}
+
 int main(void)
 {
 	setenv("WSX_DEVICE", "/dev/null", 1);
@@ -367,5 +629,6 @@ int main(void)
 	check_ops();
 	check_ring();
 	check_chan();
+	check_poll();
 	return ktap_done();
 }

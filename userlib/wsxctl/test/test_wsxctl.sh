@@ -81,6 +81,13 @@ check_usage() {
 	expect 2 "run recv, --count x N over 2^32 - 1 values" run recv \
 		4294967295 --count 2
 	has err "--count x N is over 4294967295 values" "... names the bound"
+	expect 2 "run poll 0" run poll 0
+	has err "bad poll argument '0': eventfds 1..4294967295" \
+		"... names the range"
+	expect 2 "run poll, --count under N" run poll 5 --count 3
+	has err "poll 5: --count 3 leaves eventfds no item waits for" \
+		"... says so"
+	expect 2 "run poll --chan" run poll 2 --chan 1
 	expect 2 "run --delay over 10 s" run nop --delay 10000000001
 	has err "bad --delay '10000000001': ns 0..10000000000 (10 s)" \
 		"... names the range"
@@ -150,7 +157,7 @@ check_errors() {
 
 check_run() {
 	fake 0 "version" version
-	has out "module ABI:  1.2" "... prints the module's ABI"
+	has out "module ABI:  1.3" "... prints the module's ABI"
 	FAKEWSX_ABI_MAJOR=2 fake 1 "other ABI major" version
 	has err "(EPROTO)" "... names EPROTO"
 	fake 0 "run fib" run fib 20 --count 1000 --batch 64
@@ -188,6 +195,56 @@ check_run() {
 	FAKEWSX_CORRUPT=1 fake 1 "run fib with wrong results" run fib 10
 	has out "WRONG: fib(10) = 55" "... says the result is wrong"
 	check_run_chan
+	check_run_poll
+}
+
+# poll: eventfds written once the items wait; each record once, its
+# revents POLLIN, and the time from the write.
+check_run_poll() {
+	mkdir "$tmp/poll"
+	echo "WSX 1234ms: nprocs=2 idleprocs=2 threads=3 spinningthreads=0" \
+		"idlethreads=2 waiting=5 runqueue=0 [0 0]" >"$tmp/poll/schedtrace"
+	WSX_DEBUGFS=$tmp/poll fake 0 "run poll" run poll 5
+	has out "items:       5" "... one item per eventfd"
+	has out "result:      1 (all equal)" "... each saw POLLIN"
+	has out "eventfds:    5, each written once in random order, after the items waited" \
+		"... says how the eventfds were written"
+	has out "waiting:     all of the 5 items parked after " \
+		"... after schedtrace counted the items waiting"
+	has out "(schedtrace waiting=5 threads=3)" "... and the threads"
+	has out "us; 5 records)" "... the time from a write to each record"
+	WSX_DEBUGFS=$tmp/none fake 0 "run poll --count, --ioctl, no schedtrace" \
+		run poll 3 --count 10 --ioctl
+	has out "items:       10" "... ten items on three eventfds"
+	has out "waiting:     unknown, schedtrace unreadable: No such file or directory (ENOENT); written at once" \
+		"... writes at once when schedtrace is unreadable"
+	has out "us; 10 records)" "... a time for each"
+	WSX_DEBUGFS=$tmp/none fake 0 "run poll through the rings, more than the SQ" \
+		run poll 7 --count 600 --batch 16 --place global
+	has out "us; 600 records)" "... every item once"
+	WSX_DEBUGFS=$tmp/none FAKEWSX_CORRUPT=1 fake 1 \
+		"run poll with wrong results" run poll 2
+	has out "WRONG: revents POLLIN (1) expected" "... says so"
+	WSX_DEBUGFS=$tmp/none WSX_PARAMETERS=$tmp/params FAKEWSX_MAX_PARKED=3 \
+		fake 1 "run poll past max_parked" run poll 5
+	has out "failures:    2, the first: Resource temporarily unavailable (EAGAIN)" \
+		"... two items end with EAGAIN"
+	has err "wsxctl run: poll: items ended with EAGAIN, which waited while the session had as many waiting as the module parameter max_parked ($tmp/params/max_parked unreadable)" \
+		"... names max_parked"
+	WSX_DEBUGFS=$tmp/none WSX_PARAMETERS=$tmp/params FAKEWSX_INFLIGHT_MAX=4 \
+		fake 1 "run poll --ioctl past the in-flight limit" run poll 5 --ioctl
+	has err "wsxctl: submit: Resource temporarily unavailable (EAGAIN)" \
+		"... names EAGAIN"
+	has err "wsxctl run: poll: 5 items wait at once, more than the module lets a session have in flight: the module parameter max_inflight_fd" \
+		"... and max_inflight_fd, not a wait that never ends"
+	WSX_DEBUGFS=$tmp/none WSX_PARAMETERS=$tmp/params fake 1 \
+		"run poll, more items than a CQ holds" run poll 1 --count 20000
+	has err "wsxctl run: poll: 20000 items wait at once, with a CQ entry each (or use --ioctl), 32768 entries: over the module parameter ring_max_entries" \
+		"... names ring_max_entries"
+	FAKEWSX_ABI_MINOR=2 fake 1 "run poll on a module before ABI 1.3" \
+		run poll 2
+	has err "wsxctl: poll needs the op POLL, which the module (ABI 1.2, before 1.3) has not" \
+		"... says so"
 }
 
 # send and recv: a channel, the items, and one more item on its other

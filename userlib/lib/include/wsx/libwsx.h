@@ -119,6 +119,9 @@ int wsx_version(struct wsx *w, struct wsx_version *v);
  *   -E2BIG	@count over INT_MAX (no system call), or an argument over its
  *		limit
  *   -ENOENT	a SEND or RECV item names a channel the session has not
+ *   -EBADF	a POLL item names a descriptor the caller has not
+ *   -EOPNOTSUPP  a POLL item names a file other than a unix, IPv4,
+ *		IPv6, netlink or packet socket, a pipe or FIFO, or an eventfd
  *   -ENXIO, -ENOMEM, -EFAULT  see <linux/wsx.h>
  *   -EPROTO	the module's answer broke the ABI (more items queued than
  *		given, or a short count without an error)
@@ -230,7 +233,7 @@ struct wsx_req *wsx_ring_get_req(struct wsx_ring *r);
  * finds malformed is consumed and answered by a record with status -errno.
  * In pick-up mode, call it again after marking records seen while requests
  * are pending: the executor leaves requests it cannot take (a full CQ, a
- * CRC32C request) to ENTER.
+ * CRC32C or POLL request) to ENTER.
  *
  * Returns the number of requests the module consumed (0 .. pending; in
  * pick-up mode without a system call: the number handed over), or:
@@ -406,6 +409,43 @@ void wsx_item_send(struct wsx_req *item, unsigned int chan, __u64 first,
 		   __u64 count, __u64 user_data);
 void wsx_item_recv(struct wsx_req *item, unsigned int chan, __u64 count,
 		   unsigned int forward, __u64 ns, __u64 user_data);
+
+/*
+ * wsx_item_poll - fill a POLL item (ABI 1.3): wait for a file descriptor
+ * @item:	the item to fill; all its bytes are zeroed first
+ * @fd:		a descriptor of the process that submits the item (a
+ *		negative one is stored as it converts, over INT_MAX, for the
+ *		module to refuse with -EBADF)
+ * @events:	what to wait for, as poll(2)'s events: EPOLLIN, EPOLLPRI,
+ *		EPOLLOUT, EPOLLRDNORM, EPOLLRDBAND, EPOLLWRNORM, EPOLLWRBAND,
+ *		EPOLLMSG, EPOLLRDHUP, EPOLLERR, EPOLLHUP (at least one)
+ * @timeout_ns:	end with status -ETIME after this many ns (0: no timeout;
+ *		at most WSX_DELAY_MAX_NS)
+ * @user_data:	returned in the item's completion record
+ *
+ * The item waits, once, until the file reports one of @events (EPOLLERR
+ * and EPOLLHUP too, as poll(2) reports them), holding no kernel thread
+ * meanwhile; the record's result is the events the file reported
+ * (revents).  The descriptor is looked up at submission, and the item holds
+ * the file until it ends: closing @fd meanwhile does not end it.  Refused
+ * at submission: -EBADF (no such descriptor), -EOPNOTSUPP (any file but
+ * a unix, IPv4, IPv6, netlink or packet socket, a pipe or FIFO, or an
+ * eventfd: their poll never sleeps on the kernel thread every session
+ * shares).  The record's status: -ETIME (the
+ * timeout, counted from the item's start, passed first), -EAGAIN (it had
+ * to wait while the session had max_parked items waiting already; a
+ * ready file's item ends with its events whatever max_parked),
+ * -EOPNOTSUPP (the file waits on two queues, as a FIFO opened O_RDWR
+ * does, which the module does not support).  Closing the
+ * session ends a waiting POLL.  In the rings, a POLL request is consumed
+ * by wsx_ring_submit()'s system call only, never by the executor's
+ * threads in WSX_RING_SQ_PICKUP mode.  Placed WSX_PLACE_LOCAL without
+ * delay, as the other helpers.
+ *
+ * Thread-safe.
+ */
+void wsx_item_poll(struct wsx_req *item, int fd, unsigned int events,
+		   __u64 timeout_ns, __u64 user_data);
 
 /*
  * wsx_item_place - choose where a filled item is queued
