@@ -456,7 +456,7 @@ static void check_poll_files(struct wsx *w)
 {
 	int udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int xdp = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0), xdp_err = errno;
-	char fifo[] = "/tmp/test_lib_fifo.XXXXXX";
+	char fifo[64] = "/tmp/test_lib_fifo.XXXXXX";
 	int sv[2], p[2], rw = -1;
 
 	if (!ktap_check(!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
