@@ -887,6 +887,14 @@ int wsx_op_check(const struct wsx_req *req)
 	return type ? type->check(req) : -EINVAL;
 }
 
+/* Does @op, checked or not, have @flag?  False for an unknown @op. */
+static bool wsx_op_flagged(unsigned int op, unsigned int flag)
+{
+	const struct wsx_op_type *type = wsx_op_type(op);
+
+	return type && (type->flags & flag);
+}
+
 /**
  * wsx_op_needs_submitter - does the op's root start only in the submitter?
  * @op:	the request's op, checked or not
@@ -898,9 +906,7 @@ int wsx_op_check(const struct wsx_req *req)
  */
 bool wsx_op_needs_submitter(unsigned int op)
 {
-	const struct wsx_op_type *type = wsx_op_type(op);
-
-	return type && (type->flags & WSX_OPF_SUBMITTER);
+	return wsx_op_flagged(op, WSX_OPF_SUBMITTER);
 }
 
 /**
@@ -912,9 +918,7 @@ bool wsx_op_needs_submitter(unsigned int op)
  */
 bool wsx_op_may_fault(unsigned int op)
 {
-	const struct wsx_op_type *type = wsx_op_type(op);
-
-	return type && (type->flags & WSX_OPF_FAULTS);
+	return wsx_op_flagged(op, WSX_OPF_FAULTS);
 }
 
 /**
