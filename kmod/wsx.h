@@ -174,6 +174,7 @@ void wsx_ready(struct wsx_item *cont);
 
 /* Channels (chan.c): Go's chan of u64 values for items. */
 struct wsx_chan;
+struct wsx_select;
 
 /* The largest buffer a channel may have: 64 Mi values, 512 MiB. */
 #define WSX_CHAN_CAP_MAX	(64U * 1024 * 1024)
@@ -184,17 +185,22 @@ struct wsx_chan;
  * @node:	on the channel's sendq or recvq
  * @cont:	the continuation the readier hands to wsx_ready()
  * @val:	a sender's value; a receiver's, written by the sender
+ * @sel:	the select it is a case of, NULL for a send or a receive
  * @status:	written by the readier: 0, -EPIPE (a send on a channel
  *		closed meanwhile) or -ENODATA (a receive from one)
+ * @idx:	its case in @sel
  *
  * The parker sets @cont (wsx_chan_waiter_init()); wsx_chan_send() and
  * wsx_chan_recv() set the rest.  The continuation reads @val and @status.
+ * wsx_chan_select() sets its own waiters' fields, @sel and @idx included.
  */
 struct wsx_chan_waiter {
 	struct list_head node;
 	struct wsx_item *cont;
+	struct wsx_select *sel;
 	u64 val;
 	int status;
+	u8 idx;
 };
 
 /**
@@ -236,6 +242,64 @@ static inline int wsx_chan_trysend(struct wsx_chan *c, u64 val)
 static inline int wsx_chan_tryrecv(struct wsx_chan *c, u64 *val)
 {
 	return wsx_chan_recv(c, val, NULL);
+}
+
+/* The most cases a select may have (Go's select has no limit). */
+#define WSX_SELECT_MAX	8
+
+/**
+ * struct wsx_select_case - one case of a select
+ * @chan:	the channel
+ * @val:	a send's value; a receive's, when its case won with @status 0
+ * @status:	when its case won: 0, -EPIPE (a send on a closed channel) or
+ *		-ENODATA (a receive from a closed, drained channel)
+ * @send:	true for a send of @val, false for a receive into @val
+ */
+struct wsx_select_case {
+	struct wsx_chan *chan;
+	u64 val;
+	int status;
+	bool send;
+};
+
+/**
+ * struct wsx_select - a select over up to WSX_SELECT_MAX cases (Go's
+ * select statement), embedded in the selecting item's object: parking
+ * allocates nothing
+ * @cases:	the cases, set by the caller; a channel may appear in several
+ * @n:		how many, 1 .. WSX_SELECT_MAX, set by the caller
+ * @done:	the claim of a parked select: the readier that moves it from 0
+ *		to 1 (under its channel's lock) owns the select
+ * @won:	the case that won, written by that readier
+ * @lockorder:	the cases by their channel's address: the order in which
+ *		their locks are taken, each channel's once
+ * @waiters:	one per case, on its channel's queue while parked
+ *
+ * The fields after @n are wsx_chan_select()'s own (kmod/chan.c's comment
+ * says who writes each).
+ */
+struct wsx_select {
+	struct wsx_select_case cases[WSX_SELECT_MAX];
+	unsigned int n;
+	atomic_t done;
+	u8 won;
+	u8 lockorder[WSX_SELECT_MAX];
+	struct wsx_chan_waiter waiters[WSX_SELECT_MAX];
+};
+
+int wsx_chan_select(struct wsx_select *sel, struct wsx_item *cont);
+int wsx_chan_select_resume(struct wsx_select *sel);
+
+/**
+ * wsx_chan_tryselect - a select that never parks (Go's select with a
+ * default case)
+ * @sel:	the select, its cases set
+ *
+ * Return: as wsx_chan_select(), with -EAGAIN where it would park.
+ */
+static inline int wsx_chan_tryselect(struct wsx_select *sel)
+{
+	return wsx_chan_select(sel, NULL);
 }
 
 unsigned int wsx_nr_procs(void);

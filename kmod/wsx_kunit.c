@@ -656,6 +656,24 @@ static bool park_wait(struct kunit *test, struct completion *c,
 	return false;
 }
 
+/*
+ * park_wait() for a run that counts its progress in @count: waits on
+ * while the count moves (a run of 10^6 values on a loaded debug kernel
+ * takes longer than PARK_WAIT), fails once it stood still for PARK_WAIT.
+ */
+static bool park_wait_progress(struct kunit *test, struct completion *c,
+			       atomic_t *count, const char *what)
+{
+	int seen;
+
+	do {
+		seen = atomic_read(count);
+		if (wait_for_completion_timeout(c, PARK_WAIT))
+			return true;
+	} while (atomic_read(count) != seen);
+	return park_wait(test, c, what);
+}
+
 struct parkjob {
 	struct wsx_job job;
 	struct wsx_item first;
@@ -984,7 +1002,7 @@ static void chan_semantics(struct kunit *test)
 #define CH_SENDERS	16
 #define CH_RECEIVERS	16
 #define CH_VALUES	8000	/* per sender */
-#define CH_TOTAL	(CH_SENDERS * CH_VALUES)
+#define CH_SEL_VALUES	31250	/* per sender with selects: 500,000 a run */
 
 struct chanrun;
 
@@ -992,35 +1010,68 @@ struct chanrun;
  * A sender or a receiver: an item that loops on the channel and, where
  * the operation parks, returns with itself as the continuation; readied,
  * it reads its waiter's status and goes on.  @parked is set before each
- * operation (after a park the item is not ours to write).
+ * operation (after a park the item is not ours to write).  A side with
+ * @select set sends or receives by a select over both channels of the
+ * run, @c and @c2; a receiving one drops the case of a channel it found
+ * closed and drained (@drained) and ends once both are.
  */
 struct ch_side {
 	struct wsx_item item;
 	struct wsx_chan_waiter w;
+	struct wsx_select sel;
 	struct chanrun *run;
 	u64 next, end;		/* a sender's values: next .. end - 1 */
 	bool parked;
+	bool select;
+	bool drained[2];
 };
 
 struct chanrun {
 	struct wsx_job job;
-	struct wsx_chan *c;
+	struct wsx_chan *c, *c2;
 	struct ch_side side[CH_SENDERS + CH_RECEIVERS];
 	atomic_t senders_left;
 	atomic_t received;
+	atomic_t received2;	/* ... through @c2 */
 	atomic_t dups;		/* a value received twice, or never sent */
 	atomic_t errors;	/* a status or return no step should see */
 	atomic_t parks;		/* operations that parked */
 	atomic_t readied;	/* continuations that ran */
-	unsigned long *seen;	/* values 1 .. CH_TOTAL received */
+	u32 total;		/* values sent, by all the senders */
+	unsigned long *seen;	/* values 1 .. @total received */
 	struct completion done;
 };
 
 static void ch_got(struct chanrun *run, u64 v)
 {
 	atomic_inc(&run->received);
-	if (v < 1 || v > CH_TOTAL || test_and_set_bit(v, run->seen))
+	if (v < 1 || v > run->total || test_and_set_bit(v, run->seen))
 		atomic_inc(&run->dups);
+}
+
+/* One send of @s->next: 0, -EINPROGRESS when parked, or an error. */
+static int ch_send_op(struct ch_side *s)
+{
+	struct chanrun *run = s->run;
+	int ret;
+
+	if (!s->select)
+		return wsx_chan_send(run->c, s->next, &s->w);
+	s->sel.n = 2;
+	s->sel.cases[0] = (struct wsx_select_case){
+		.chan = run->c, .val = s->next, .send = true };
+	s->sel.cases[1] = (struct wsx_select_case){
+		.chan = run->c2, .val = s->next, .send = true };
+	ret = wsx_chan_select(&s->sel, &s->item);
+	return ret < 0 ? ret : s->sel.cases[ret].status;
+}
+
+/* A parked send's status, read by its continuation. */
+static int ch_send_resumed(struct ch_side *s)
+{
+	if (!s->select)
+		return s->w.status;
+	return s->sel.cases[wsx_chan_select_resume(&s->sel)].status;
 }
 
 static void ch_send_fn(struct wsx_item *item)
@@ -1032,7 +1083,7 @@ static void ch_send_fn(struct wsx_item *item)
 	if (s->parked) {
 		s->parked = false;
 		atomic_inc(&run->readied);
-		if (s->w.status) {
+		if (ch_send_resumed(s)) {
 			atomic_inc(&run->errors);
 			goto out;
 		}
@@ -1040,7 +1091,7 @@ static void ch_send_fn(struct wsx_item *item)
 	}
 	while (s->next < s->end) {
 		s->parked = true;
-		ret = wsx_chan_send(run->c, s->next, &s->w);
+		ret = ch_send_op(s);
 		if (ret == -EINPROGRESS) {
 			/* our own count keeps @run: the job is not done */
 			atomic_inc(&run->parks);
@@ -1055,43 +1106,94 @@ static void ch_send_fn(struct wsx_item *item)
 	}
 out:
 	/* the last sender closes: the receivers drain and end */
-	if (atomic_dec_and_test(&run->senders_left) && wsx_chan_close(run->c))
+	if (atomic_dec_and_test(&run->senders_left) &&
+	    (wsx_chan_close(run->c) || wsx_chan_close(run->c2)))
 		atomic_inc(&run->errors);
+}
+
+/*
+ * A select receive's case @i: 0 with the value in *@v, 1 when its channel
+ * was closed and drained and the other is not yet, -ENODATA when both are.
+ */
+static int ch_recv_case(struct ch_side *s, int i, u64 *v)
+{
+	struct wsx_select_case *sc = &s->sel.cases[i];
+
+	if (sc->status != -ENODATA) {
+		*v = sc->val;
+		if (!sc->status && sc->chan == s->run->c2)
+			atomic_inc(&s->run->received2);
+		return sc->status;
+	}
+	s->drained[sc->chan == s->run->c2] = true;
+	return s->drained[0] && s->drained[1] ? -ENODATA : 1;
+}
+
+/* One receive: as ch_recv_case(), or -EINPROGRESS when parked. */
+static int ch_recv_op(struct ch_side *s, u64 *v)
+{
+	struct chanrun *run = s->run;
+	int ret;
+
+	if (!s->select)
+		return wsx_chan_recv(run->c, v, &s->w);
+	s->sel.n = 0;
+	if (!s->drained[0])
+		s->sel.cases[s->sel.n++] = (struct wsx_select_case){
+			.chan = run->c };
+	if (!s->drained[1])
+		s->sel.cases[s->sel.n++] = (struct wsx_select_case){
+			.chan = run->c2 };
+	ret = wsx_chan_select(&s->sel, &s->item);
+	return ret < 0 ? ret : ch_recv_case(s, ret, v);
+}
+
+/* A receive, its park counted; -EINPROGRESS: @s is no longer ours. */
+static int ch_recv_step(struct ch_side *s, u64 *v)
+{
+	struct chanrun *run = s->run;
+	int ret;
+
+	s->parked = true;
+	ret = ch_recv_op(s, v);
+	if (ret == -EINPROGRESS) {
+		atomic_inc(&run->parks);
+		return ret;
+	}
+	s->parked = false;
+	return ret;
 }
 
 static void ch_recv_fn(struct wsx_item *item)
 {
 	struct ch_side *s = container_of(item, struct ch_side, item);
 	struct chanrun *run = s->run;
-	u64 v;
+	u64 v = 0;
 	int ret;
 
 	if (s->parked) {
 		s->parked = false;
 		atomic_inc(&run->readied);
-		if (s->w.status == -ENODATA)
-			return;
-		if (s->w.status) {
-			atomic_inc(&run->errors);
-			return;
+		if (s->select) {
+			ret = ch_recv_case(s, wsx_chan_select_resume(&s->sel),
+					   &v);
+		} else {
+			ret = s->w.status;
+			v = s->w.val;
 		}
-		ch_got(run, s->w.val);
+	} else {
+		ret = ch_recv_step(s, &v);
 	}
 	for (;;) {
-		s->parked = true;
-		ret = wsx_chan_recv(run->c, &v, &s->w);
-		if (ret == -EINPROGRESS) {
-			atomic_inc(&run->parks);
+		if (ret == -EINPROGRESS || ret == -ENODATA)
 			return;
-		}
-		s->parked = false;
-		if (ret == -ENODATA)
-			return;
-		if (ret) {
+		if (ret < 0) {
 			atomic_inc(&run->errors);
 			return;
 		}
-		ch_got(run, v);
+		if (!ret)
+			ch_got(run, v);
+		ret = ch_recv_step(s, &v);
 	}
 }
 
@@ -1104,18 +1206,25 @@ static void chanrun_done(struct wsx_job *job)
  * Every value exactly once through a channel of @cap, 16 senders and 16
  * receivers queued on P0 and taken by thieves, parking and readying one
  * another; the job ends once every sender ended, the last closed the
- * channel, and every receiver drained it: no waiter is left.
+ * channel, and every receiver drained it: no waiter is left.  With
+ * @selects, every other sender sends by a select over the channel and a
+ * second one of @cap, and every other receiver receives by a select over
+ * both: selects claim one another's waiters, and the plain sides'.
  */
-static void chan_values_once(struct kunit *test, u32 cap)
+static void chan_values_once(struct kunit *test, u32 cap, bool selects)
 {
 	struct chanrun *run = kzalloc(sizeof(*run), GFP_KERNEL);
+	u32 values = selects ? CH_SEL_VALUES : CH_VALUES;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, run);
-	run->seen = bitmap_zalloc(CH_TOTAL + 1, GFP_KERNEL);
+	run->total = CH_SENDERS * values;
+	run->seen = bitmap_zalloc(run->total + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, run->seen);
 	run->c = wsx_chan_create(cap, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(run->c));
+	run->c2 = wsx_chan_create(cap, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(run->c2));
 	init_completion(&run->done);
 	atomic_set(&run->senders_left, CH_SENDERS);
 	wsx_job_init(&run->job, chanrun_done);
@@ -1124,8 +1233,9 @@ static void chan_values_once(struct kunit *test, u32 cap)
 		bool sender = i < CH_SENDERS;
 
 		s->run = run;
-		s->next = (u64)i * CH_VALUES + 1;
-		s->end = s->next + CH_VALUES;
+		s->select = selects && (i & 1);
+		s->next = (u64)i * values + 1;
+		s->end = s->next + values;
 		wsx_item_init(&s->item, sender ? ch_send_fn : ch_recv_fn,
 			      &run->job);
 		wsx_chan_waiter_init(&s->w, &s->item);
@@ -1138,12 +1248,14 @@ static void chan_values_once(struct kunit *test, u32 cap)
 						WSX_WHERE_P, 0), 0);
 	}
 	wsx_job_start(&run->job);
-	if (!park_wait(test, &run->done, "the channel's values"))
+	if (!park_wait_progress(test, &run->done, &run->received,
+				"the channel's values"))
 		return;
-	kunit_info(test, "cap %u: %d values received, %d parks, %d continuations ran\n",
-		   cap, atomic_read(&run->received), atomic_read(&run->parks),
+	kunit_info(test, "cap %u%s: %d values received (%d through the second channel), %d parks, %d continuations ran\n",
+		   cap, selects ? ", selects" : "", atomic_read(&run->received),
+		   atomic_read(&run->received2), atomic_read(&run->parks),
 		   atomic_read(&run->readied));
-	KUNIT_EXPECT_EQ(test, atomic_read(&run->received), CH_TOTAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&run->received), run->total);
 	KUNIT_EXPECT_EQ(test, atomic_read(&run->dups), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&run->errors), 0);
 	/* each park readied and run once: a second run counts twice */
@@ -1151,16 +1263,338 @@ static void chan_values_once(struct kunit *test, u32 cap)
 			atomic_read(&run->parks));
 	/* unbuffered, each value parks its sender or its receiver */
 	if (!cap)
-		KUNIT_EXPECT_GE(test, atomic_read(&run->parks), CH_TOTAL);
+		KUNIT_EXPECT_GE(test, atomic_read(&run->parks), run->total);
+	/* the selects' sends take the second channel too */
+	if (selects)
+		KUNIT_EXPECT_GT(test, atomic_read(&run->received2), 0);
+	else
+		KUNIT_EXPECT_EQ(test, atomic_read(&run->received2), 0);
+	/* no waiter is left on either (destroy warns and leaks) */
 	wsx_chan_destroy(run->c);
+	wsx_chan_destroy(run->c2);
 	bitmap_free(run->seen);
 	kfree(run);
 }
 
 static void chan_values_exactly_once(struct kunit *test)
 {
-	chan_values_once(test, 0);
-	chan_values_once(test, 4);
+	chan_values_once(test, 0, false);
+	chan_values_once(test, 4, false);
+}
+
+static void chan_values_exactly_once_with_selects(struct kunit *test)
+{
+	chan_values_once(test, 0, true);
+	chan_values_once(test, 4, true);
+}
+
+/* A select parked by the test's thread, in its job. */
+struct selwait {
+	struct wsx_job job;
+	struct wsx_item cont;
+	struct wsx_select sel;
+	struct completion done;
+	int won;
+	int runs;
+};
+
+static void selwait_cont(struct wsx_item *item)
+{
+	struct selwait *sw = container_of(item, struct selwait, cont);
+
+	sw->won = wsx_chan_select_resume(&sw->sel);
+	sw->runs++;
+}
+
+static void selwait_done(struct wsx_job *job)
+{
+	complete(&container_of(job, struct selwait, job)->done);
+}
+
+/*
+ * Park @sw on two cases (@c0 and @c1, each a send of 100 or 101, or a
+ * receive), or fail the test.
+ */
+static bool selwait_park(struct kunit *test, struct selwait *sw,
+			 struct wsx_chan *c0, bool send0,
+			 struct wsx_chan *c1, bool send1)
+{
+	init_completion(&sw->done);
+	wsx_job_init(&sw->job, selwait_done);
+	wsx_item_init(&sw->cont, selwait_cont, &sw->job);
+	sw->runs = 0;
+	sw->won = -1;
+	sw->sel.n = 2;
+	sw->sel.cases[0] = (struct wsx_select_case){
+		.chan = c0, .val = 100, .send = send0 };
+	sw->sel.cases[1] = (struct wsx_select_case){
+		.chan = c1, .val = 101, .send = send1 };
+	if (wsx_chan_select(&sw->sel, &sw->cont) != -EINPROGRESS) {
+		KUNIT_FAIL(test, "the select did not park");
+		return false;
+	}
+	wsx_job_start(&sw->job);
+	msleep(20);
+	KUNIT_EXPECT_FALSE(test, completion_done(&sw->done));
+	return true;
+}
+
+/*
+ * Wait for @sw's continuation: the case that won, its status and, with
+ * status 0, its value (a send's own, or the one received).
+ */
+static bool selwait_ended(struct kunit *test, struct selwait *sw, int won,
+			  int status, u64 val)
+{
+	if (!park_wait(test, &sw->done, "the parked select"))
+		return false;
+	KUNIT_EXPECT_EQ(test, sw->runs, 1);
+	KUNIT_EXPECT_EQ(test, sw->won, won);
+	if (sw->won == won) {
+		KUNIT_EXPECT_EQ(test, sw->sel.cases[won].status, status);
+		if (!status)
+			KUNIT_EXPECT_EQ(test, sw->sel.cases[won].val, val);
+	}
+	return true;
+}
+
+/* An item that acts on two channels while a select is parked on them. */
+struct selact {
+	struct wsx_job job;
+	struct wsx_item item;
+	struct wsx_chan *c[2];
+	int ret[2];
+	struct completion done;
+};
+
+/* Two sends in one run: the select's continuation waits in our runnext. */
+static void selact_send_both(struct wsx_item *item)
+{
+	struct selact *a = container_of(item, struct selact, item);
+
+	a->ret[0] = wsx_chan_trysend(a->c[0], 1);
+	a->ret[1] = wsx_chan_trysend(a->c[1], 2);
+}
+
+/* Close and drop a channel before the readied select's resume locks it. */
+static void selact_close_destroy(struct wsx_item *item)
+{
+	struct selact *a = container_of(item, struct selact, item);
+
+	a->ret[0] = wsx_chan_close(a->c[1]);
+	wsx_chan_destroy(a->c[1]);
+}
+
+static void selact_done(struct wsx_job *job)
+{
+	complete(&container_of(job, struct selact, job)->done);
+}
+
+/* Run @fn as an item on @u0 and @u1, and wait for it. */
+static bool selact_run(struct kunit *test, struct selact *a, wsx_fn_t fn,
+		       struct wsx_chan *u0, struct wsx_chan *u1)
+{
+	init_completion(&a->done);
+	wsx_job_init(&a->job, selact_done);
+	wsx_item_init(&a->item, fn, &a->job);
+	a->c[0] = u0;
+	a->c[1] = u1;
+	a->ret[0] = 1;
+	a->ret[1] = 1;
+	KUNIT_EXPECT_EQ(test, wsx_queue(&a->item, WSX_WHERE_LOCAL, 0), 0);
+	wsx_job_start(&a->job);
+	return park_wait(test, &a->done, "the acting item");
+}
+
+/*
+ * Go's select, one step at a time from the test's thread: bad selects are
+ * refused; the try form proceeds with a ready case (a buffered value,
+ * buffer room, a closed channel) or ends with -EAGAIN; a parked select is
+ * readied once, by a send, a receive, a close or another select, with the
+ * case that readied it, and the second of two sends in one item's run
+ * finds it claimed; a channel closed and destroyed before the readied
+ * select's resume locks it again stays until then (KASAN would report the
+ * use after free); a select does not meet itself on a channel it
+ * names twice; its other waiters are off their queues when it resumes
+ * (its record parks again at once, and the channels' destroy warns on a
+ * waiter left).
+ */
+static void chan_select_semantics(struct kunit *test)
+{
+	struct selwait *sw = kzalloc(sizeof(*sw), GFP_KERNEL);
+	struct wsx_select *try = kzalloc(sizeof(*try), GFP_KERNEL);
+	struct selact *act = kzalloc(sizeof(*act), GFP_KERNEL);
+	struct wsx_chan *u0, *u1, *b, *gone;
+	u64 v = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, sw);
+	KUNIT_ASSERT_NOT_NULL(test, try);
+	KUNIT_ASSERT_NOT_NULL(test, act);
+	u0 = wsx_chan_create(0, GFP_KERNEL);
+	u1 = wsx_chan_create(0, GFP_KERNEL);
+	b = wsx_chan_create(1, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(u0) || IS_ERR(u1) || IS_ERR(b));
+
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryselect(try), -EINVAL);
+	try->n = WSX_SELECT_MAX + 1;
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryselect(try), -EINVAL);
+	try->n = 2;
+	try->cases[0].chan = u0;
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryselect(try), -EINVAL);
+
+	/* receives: nothing ready, then a buffered value */
+	try->cases[1].chan = b;
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryselect(try), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(b, 5), 0);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryselect(try), 1);
+	KUNIT_EXPECT_EQ(test, try->cases[1].status, 0);
+	KUNIT_EXPECT_EQ(test, try->cases[1].val, 5);
+	/* sends: the buffer's room, then none */
+	try->cases[0].send = true;
+	try->cases[1].send = true;
+	try->cases[1].val = 6;
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryselect(try), 1);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryselect(try), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(b, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 6);
+
+	/* parked on two receives, readied by a send on the second */
+	if (!selwait_park(test, sw, u0, false, u1, false))
+		goto out;
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(u1, 42), 0);
+	if (!selwait_ended(test, sw, 1, 0, 42))
+		goto out;
+	/* its waiter on u0 went with its resume */
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(u0, 1), -EAGAIN);
+
+	/* parked on a send and a receive, readied by a receive */
+	if (!selwait_park(test, sw, u0, true, u1, false))
+		goto out;
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(u0, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 100);
+	if (!selwait_ended(test, sw, 0, 0, 100))
+		goto out;
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(u0, &v), -EAGAIN);
+
+	/* two sends in one run: the first claims, the second finds none */
+	if (!selwait_park(test, sw, u0, false, u1, false))
+		goto out;
+	if (!selact_run(test, act, selact_send_both, u0, u1))
+		goto out;
+	KUNIT_EXPECT_EQ(test, act->ret[0], 0);
+	KUNIT_EXPECT_EQ(test, act->ret[1], -EAGAIN);
+	if (!selwait_ended(test, sw, 0, 0, 1))
+		goto out;
+
+	/* a channel closed and destroyed before the select's resume */
+	gone = wsx_chan_create(0, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(gone));
+	if (!selwait_park(test, sw, u0, false, gone, false))
+		goto out;
+	if (!selact_run(test, act, selact_close_destroy, u0, gone))
+		goto out;
+	KUNIT_EXPECT_EQ(test, act->ret[0], 0);
+	if (!selwait_ended(test, sw, 1, -ENODATA, 0))
+		goto out;
+
+	/* a send and a receive on one channel: it does not meet itself */
+	if (!selwait_park(test, sw, u0, true, u0, false))
+		goto out;
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(u0, 7), 0);
+	if (!selwait_ended(test, sw, 1, 0, 7))
+		goto out;
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(u0, &v), -EAGAIN);
+
+	/* readied by another select, which proceeds with that case */
+	if (!selwait_park(test, sw, u0, false, u1, false))
+		goto out;
+	try->n = 2;
+	try->cases[0] = (struct wsx_select_case){ .chan = b };
+	try->cases[1] = (struct wsx_select_case){
+		.chan = u1, .val = 9, .send = true };
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryselect(try), 1);
+	KUNIT_EXPECT_EQ(test, try->cases[1].status, 0);
+	if (!selwait_ended(test, sw, 1, 0, 9))
+		goto out;
+
+	/* readied by a close: a receive with -ENODATA */
+	KUNIT_EXPECT_EQ(test, wsx_chan_trysend(b, 8), 0);
+	if (!selwait_park(test, sw, u0, false, b, true))
+		goto out;
+	KUNIT_EXPECT_EQ(test, wsx_chan_close(u0), 0);
+	if (!selwait_ended(test, sw, 0, -ENODATA, 0))
+		goto out;
+	/* closed channels proceed at once */
+	try->n = 1;
+	try->cases[0] = (struct wsx_select_case){ .chan = u0 };
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryselect(try), 0);
+	KUNIT_EXPECT_EQ(test, try->cases[0].status, -ENODATA);
+	try->cases[0].send = true;
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryselect(try), 0);
+	KUNIT_EXPECT_EQ(test, try->cases[0].status, -EPIPE);
+
+	/* a send readied by a close with -EPIPE; the buffer stays */
+	if (!selwait_park(test, sw, u1, false, b, true))
+		goto out;
+	KUNIT_EXPECT_EQ(test, wsx_chan_close(b), 0);
+	if (!selwait_ended(test, sw, 1, -EPIPE, 0))
+		goto out;
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(b, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 8);
+	KUNIT_EXPECT_EQ(test, wsx_chan_tryrecv(b, &v), -ENODATA);
+out:
+	wsx_chan_destroy(u0);
+	wsx_chan_destroy(u1);
+	wsx_chan_destroy(b);
+	kfree(act);
+	kfree(try);
+	kfree(sw);
+}
+
+#define SEL_FAIR_ROUNDS	100000
+#define SEL_FAIR_CASES	4
+
+/*
+ * Go's random poll order: a select whose cases are all ready picks each
+ * about as often; over 10^5 selects on 4 buffered channels kept non-empty,
+ * each case wins within 10% of a quarter.
+ */
+static void chan_select_fairness(struct kunit *test)
+{
+	struct wsx_select *sel = kzalloc(sizeof(*sel), GFP_KERNEL);
+	unsigned int wins[SEL_FAIR_CASES] = { };
+	struct wsx_chan *c[SEL_FAIR_CASES];
+	unsigned int expect = SEL_FAIR_ROUNDS / SEL_FAIR_CASES;
+	int i, r, won;
+
+	KUNIT_ASSERT_NOT_NULL(test, sel);
+	sel->n = SEL_FAIR_CASES;
+	for (i = 0; i < SEL_FAIR_CASES; i++) {
+		c[i] = wsx_chan_create(1, GFP_KERNEL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(c[i]));
+		KUNIT_ASSERT_EQ(test, wsx_chan_trysend(c[i], i), 0);
+		sel->cases[i].chan = c[i];
+	}
+	for (r = 0; r < SEL_FAIR_ROUNDS; r++) {
+		won = wsx_chan_tryselect(sel);
+		if (won < 0 || won >= SEL_FAIR_CASES ||
+		    sel->cases[won].val != won) {
+			KUNIT_FAIL(test, "select %d: %d", r, won);
+			break;
+		}
+		wins[won]++;
+		wsx_chan_trysend(c[won], won);
+		if (!(r % 1024))
+			cond_resched();
+	}
+	kunit_info(test, "%d selects of 4 ready cases: %u %u %u %u\n",
+		   SEL_FAIR_ROUNDS, wins[0], wins[1], wins[2], wins[3]);
+	for (i = 0; i < SEL_FAIR_CASES; i++) {
+		KUNIT_EXPECT_GE(test, wins[i] * 10, expect * 9);
+		KUNIT_EXPECT_LE(test, wins[i] * 10, expect * 11);
+		wsx_chan_destroy(c[i]);
+	}
+	kfree(sel);
 }
 
 #define CPP_ROUNDS	2000
@@ -1315,6 +1749,9 @@ static struct kunit_case wsx_kunit_cases[] = {
 	KUNIT_CASE(ready_runs_next_on_the_readiers_p),
 	KUNIT_CASE(chan_semantics),
 	KUNIT_CASE(chan_values_exactly_once),
+	KUNIT_CASE(chan_values_exactly_once_with_selects),
+	KUNIT_CASE(chan_select_semantics),
+	KUNIT_CASE(chan_select_fairness),
 	KUNIT_CASE(chan_pingpong_stays_on_one_cpu),
 	{}
 };

@@ -42,6 +42,11 @@
  *   BUG_NOCLAIM  a sender takes the select's waiter without the cmpxchg
  *                of done: both senders hand their values to one select,
  *                which is readied twice and one value is lost.
+ *
+ * select_race.pml goes on from here: selects that send, two selects
+ * racing for one counterpart and claiming each other's waiters, a
+ * channel named twice, buffers, and a select record reused while a stale
+ * waiter of its last select could still be queued.
  */
 
 #ifndef NSEL
