@@ -19,6 +19,9 @@
  *   SEND, RECV        one node, on the session's channels (uchan.c): a
  *                     node that must wait for the other side parks itself
  *                     as its continuation and returns; readied, it goes on.
+ *   PINGPONG,         two nodes, or a source, the stages and a sink, each
+ *   PIPELINE          a SEND or RECV node on channels of the op's own
+ *                     (struct wsx_chgroup), spawned by the root's first run.
  *
  * A node checks wsx_cancelled() before doing its work: once its session is
  * closing it skips the work and spawns nothing, so cancelled trees drain
@@ -621,6 +624,7 @@ static int wsx_send_start(struct wsx_node *root, const struct wsx_req *req,
 	ch->chans = chans;
 	ch->val = req->args[1];
 	ch->left = req->args[2];
+	ch->reports = true;
 	return 0;
 }
 
@@ -636,12 +640,16 @@ static int wsx_recv_start(struct wsx_node *root, const struct wsx_req *req,
 		ch->to = wsx_uchan_find(chans, req->args[2]);
 		if (!ch->to)
 			return -ENOENT;
+		ch->passes = req->args[1];
 	}
 	ch->chans = chans;
 	ch->left = req->args[1];
 	ch->ns = req->args[3];
+	ch->reports = true;
 	return 0;
 }
+
+static void wsx_chop_fn(struct wsx_item *item);
 
 /* Does @ch send next (a SEND, or a RECV holding a value to pass on)? */
 static bool wsx_chop_sends(const struct wsx_chop *ch)
@@ -662,11 +670,11 @@ static int wsx_chop_park(struct wsx_node *node)
 	bool send = wsx_chop_sends(ch);
 	int ret;
 
-	ret = wsx_uchans_park_get(ch->chans);
+	ret = ch->chans ? wsx_uchans_park_get(ch->chans) : 0;
 	if (ret)
 		return ret;
 	/* runs again as itself, not flagged WSX_ITEM_ROOT: its job started */
-	wsx_item_init(&node->item, node->type->fn, node->item.job);
+	wsx_item_init(&node->item, wsx_chop_fn, node->item.job);
 	wsx_chan_waiter_init(&ch->w, &node->item);
 	ch->parked = true;
 	ret = send ? wsx_chan_send(ch->to, ch->val, &ch->w) :
@@ -674,7 +682,8 @@ static int wsx_chop_park(struct wsx_node *node)
 	if (ret == -EINPROGRESS)
 		return ret;
 	ch->parked = false;
-	wsx_uchans_park_put(ch->chans);
+	if (ch->chans)
+		wsx_uchans_park_put(ch->chans);
 	return ret;
 }
 
@@ -701,21 +710,22 @@ static void wsx_chop_advance(struct wsx_item *item, u64 *spent)
 	if (!ch->from) {		/* SEND */
 		ch->val++;
 		ch->result++;
+		ch->left--;
 	} else if (ch->holding) {	/* RECV: passed on */
 		ch->holding = false;
+		ch->passes--;
 	} else {			/* RECV: received */
 		ch->result += ch->val;
+		ch->left--;
 		if (ch->ns && !wsx_cancelled(item)) {
 			wsx_spin_ns(ch->ns);
 			*spent += ch->ns;
 		}
-		if (ch->to) {
-			ch->holding = true;
-			return;
-		}
+		ch->holding = ch->passes > 0;
 	}
-	ch->left--;
 }
+
+static void wsx_chgroup_end(struct wsx_chgroup *g, bool early);
 
 static void wsx_chop_fn(struct wsx_item *item)
 {
@@ -727,7 +737,8 @@ static void wsx_chop_fn(struct wsx_item *item)
 
 	if (ch->parked) {		/* readied: the waiter says how */
 		ch->parked = false;
-		wsx_uchans_park_put(ch->chans);
+		if (ch->chans)
+			wsx_uchans_park_put(ch->chans);
 		ret = ch->w.status;
 		if (!ret) {
 			if (!wsx_chop_sends(ch))
@@ -735,7 +746,7 @@ static void wsx_chop_fn(struct wsx_item *item)
 			wsx_chop_advance(item, &spent);
 		}
 	}
-	while (!ret && ch->left) {
+	while (!ret && (ch->left || ch->holding)) {
 		if (wsx_cancelled(item)) {
 			ret = -ECANCELED;
 			break;
@@ -743,7 +754,7 @@ static void wsx_chop_fn(struct wsx_item *item)
 		if (++n > WSX_CHOP_BATCH ||
 		    spent >= READ_ONCE(wsx_max_item_ns)) {
 			/* counted in its job again, as a new item would be */
-			wsx_item_init(item, node->type->fn, item->job);
+			wsx_item_init(item, wsx_chop_fn, item->job);
 			wsx_queue(item, WSX_WHERE_GLOBAL, 0);
 			return;		/* queued: the node is not ours */
 		}
@@ -753,10 +764,232 @@ static void wsx_chop_fn(struct wsx_item *item)
 		if (!ret)
 			wsx_chop_advance(item, &spent);
 	}
+	/* the first to end early says why: the others end of its close */
 	if (ret)
-		WRITE_ONCE(item->job->status, ret);
-	item->job->result = ch->result;
+		cmpxchg(&item->job->status, 0, ret);
+	if (ch->reports)
+		item->job->result = ch->result;
+	if (ch->group)
+		wsx_chgroup_end(ch->group, ret);
 	wsx_node_free(node);
+}
+
+/* ---- PINGPONG and PIPELINE ---------------------------------------------- */
+
+/*
+ * Go's two channel shapes in one request, each item a SEND or RECV node
+ * (above) on unbuffered channels of the op's own:
+ *
+ *   PINGPONG(n)  the pinger, which holds the ball (the value 1) first,
+ *                sends it on chan[0], receives it back on chan[1], n
+ *                times; the ponger receives on chan[0] and sends back on
+ *                chan[1], n times.  The pinger reports the sum it
+ *                received: n.
+ *   PIPELINE(s, v)  a source sends 1 .. v on chan[0]; stage i receives
+ *                on chan[i] and sends on chan[i + 1]; the sink receives
+ *                on chan[s] and reports the sum.
+ *
+ * The root's first run (wsx_pingpong_fn(), wsx_pipeline_fn()) spawns the
+ * other nodes, then runs as its own node.  struct wsx_chgroup holds the
+ * channels: each node a reference, the last one destroying them, by when
+ * no node waits on one (each has ended).  A node that ends early
+ * (cancelled at close(), -EAGAIN at max_parked, -ENOMEM) closes them all:
+ * the others, parked or to come, find a closed channel and end too (a
+ * node that runs finds its job cancelled, or a closed channel at its next
+ * step), so no node waits for a peer that is gone.  Every node's fields
+ * are its own (wsx_chop_fn()'s comment); the group's are set before the
+ * nodes are spawned (the spawn publishes them) and read-only after, but
+ * for @ref.
+ */
+struct wsx_chgroup {
+	refcount_t ref;			/* one per node not yet ended */
+	unsigned int n;			/* channels */
+	struct wsx_chan *chan[];
+};
+
+static void wsx_chgroup_free(struct wsx_chgroup *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->n; i++)
+		wsx_chan_destroy(g->chan[i]);
+	kfree(g);
+}
+
+/* @n unbuffered channels, for the nodes to come; the root's reference. */
+static struct wsx_chgroup *wsx_chgroup_create(unsigned int n)
+{
+	struct wsx_chgroup *g;
+
+	g = kzalloc(struct_size(g, chan, n), GFP_KERNEL_ACCOUNT);
+	if (!g)
+		return NULL;
+	refcount_set(&g->ref, 1);
+	for (g->n = 0; g->n < n; g->n++) {
+		g->chan[g->n] = wsx_chan_create(0, GFP_KERNEL_ACCOUNT);
+		if (IS_ERR(g->chan[g->n])) {
+			wsx_chgroup_free(g);
+			return NULL;
+		}
+	}
+	return g;
+}
+
+/* A node of @g ended, @early (with an error) or not. */
+static void wsx_chgroup_end(struct wsx_chgroup *g, bool early)
+{
+	unsigned int i;
+
+	if (early)
+		for (i = 0; i < g->n; i++)
+			wsx_chan_close(g->chan[i]);	/* -EALREADY: fine */
+	if (refcount_dec_and_test(&g->ref))
+		wsx_chgroup_free(g);
+}
+
+/*
+ * Set up @node as a node of @g, receiving from @from (NULL: a source) and
+ * sending on @to (NULL: a sink), @count values; the first value to send
+ * is @val.
+ */
+static void wsx_chgroup_node(struct wsx_node *node, struct wsx_chgroup *g,
+			     struct wsx_chan *from, struct wsx_chan *to,
+			     u32 count, u64 val)
+{
+	struct wsx_chop *ch = &node->chop;
+	struct wsx_uchans *chans = ch->chans;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->chans = chans;
+	ch->group = g;
+	ch->from = from;
+	ch->to = to;
+	ch->left = count;
+	ch->passes = from && to ? count : 0;
+	ch->val = val;
+}
+
+/*
+ * The root's first run spawns a node of @g like @root, set up by @setup,
+ * for each of @nr nodes; a node that cannot be allocated makes the root
+ * end early (its close ends the nodes already spawned).  Return: true
+ * when all were spawned.
+ */
+static bool wsx_chgroup_spawn(struct wsx_node *root, unsigned int nr,
+			      void (*setup)(struct wsx_node *node,
+					    struct wsx_node *root,
+					    unsigned int i))
+{
+	struct wsx_chgroup *g = root->chop.group;
+	struct wsx_node *node;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		node = wsx_node_alloc(root->type, root->item.job);
+		if (!node)
+			return false;
+		node->chop.chans = root->chop.chans;
+		setup(node, root, i);
+		refcount_inc(&g->ref);
+		wsx_item_init(&node->item, wsx_chop_fn, root->item.job);
+		wsx_spawn(&node->item);
+	}
+	return true;
+}
+
+/* Run @item, a root whose nodes are spawned now, as its own node. */
+static void wsx_chgroup_root_run(struct wsx_item *item, bool spawned)
+{
+	struct wsx_node *root = wsx_node_of(item);
+
+	if (!spawned) {
+		cmpxchg(&item->job->status, 0, -ENOMEM);
+		wsx_chgroup_end(root->chop.group, true);
+		wsx_node_free(root);
+		return;
+	}
+	wsx_item_init(item, wsx_chop_fn, item->job);
+	wsx_chop_fn(item);
+}
+
+static int wsx_pingpong_check(const struct wsx_req *req)
+{
+	if (!wsx_args_zero(req, 1))
+		return -EINVAL;
+	return wsx_chop_count_check(req->args[0]);
+}
+
+static int wsx_pipeline_check(const struct wsx_req *req)
+{
+	if (!wsx_args_zero(req, 2) || !req->args[0])
+		return -EINVAL;
+	if (req->args[0] > WSX_PIPELINE_MAX_STAGES)
+		return -E2BIG;
+	return wsx_chop_count_check(req->args[1]);
+}
+
+/* The root: the pinger, holding the ball, reporting the round trips. */
+static int wsx_pingpong_start(struct wsx_node *root, const struct wsx_req *req,
+			      struct wsx_uchans *chans)
+{
+	struct wsx_chgroup *g = wsx_chgroup_create(2);
+
+	if (!g)
+		return -ENOMEM;
+	root->chop.chans = chans;
+	wsx_chgroup_node(root, g, g->chan[1], g->chan[0], req->args[0], 1);
+	root->chop.holding = true;
+	root->chop.reports = true;
+	return 0;
+}
+
+/* The ponger: receives on chan[0], sends back on chan[1]. */
+static void wsx_ponger_setup(struct wsx_node *node, struct wsx_node *root,
+			     unsigned int i)
+{
+	struct wsx_chgroup *g = root->chop.group;
+
+	wsx_chgroup_node(node, g, g->chan[0], g->chan[1],
+			 root->chop.passes, 0);
+}
+
+static void wsx_pingpong_fn(struct wsx_item *item)
+{
+	wsx_chgroup_root_run(item, wsx_chgroup_spawn(wsx_node_of(item), 1,
+						     wsx_ponger_setup));
+}
+
+/* The root: the sink, on the last channel, reporting the sum. */
+static int wsx_pipeline_start(struct wsx_node *root, const struct wsx_req *req,
+			      struct wsx_uchans *chans)
+{
+	struct wsx_chgroup *g = wsx_chgroup_create(req->args[0] + 1);
+
+	if (!g)
+		return -ENOMEM;
+	root->chop.chans = chans;
+	wsx_chgroup_node(root, g, g->chan[g->n - 1], NULL, req->args[1], 0);
+	root->chop.reports = true;
+	return 0;
+}
+
+/* Node @i: the source (0), then the stages, each on its two channels. */
+static void wsx_stage_setup(struct wsx_node *node, struct wsx_node *root,
+			    unsigned int i)
+{
+	struct wsx_chgroup *g = root->chop.group;
+
+	wsx_chgroup_node(node, g, i ? g->chan[i - 1] : NULL, g->chan[i],
+			 root->chop.left, 1);
+}
+
+static void wsx_pipeline_fn(struct wsx_item *item)
+{
+	struct wsx_node *root = wsx_node_of(item);
+
+	wsx_chgroup_root_run(item, wsx_chgroup_spawn(root,
+						     root->chop.group->n,
+						     wsx_stage_setup));
 }
 
 /* ---- POLL ------------------------------------------------------------- */
@@ -859,6 +1092,18 @@ static const struct wsx_op_type wsx_op_types[WSX_OP_LAST] = {
 		.check	= wsx_poll_req_check,
 		.start	= wsx_poll_start,
 		.fn	= wsx_poll_fn,
+	},
+	[WSX_OP_PINGPONG] = {
+		.name	= "pingpong",
+		.check	= wsx_pingpong_check,
+		.start	= wsx_pingpong_start,
+		.fn	= wsx_pingpong_fn,
+	},
+	[WSX_OP_PIPELINE] = {
+		.name	= "pipeline",
+		.check	= wsx_pipeline_check,
+		.start	= wsx_pipeline_start,
+		.fn	= wsx_pipeline_fn,
 	},
 };
 

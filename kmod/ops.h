@@ -14,21 +14,26 @@ struct wsx_op_type;
 struct wsx_crc_buf;
 struct wsx_uchans;
 struct wsx_poll;
+struct wsx_chgroup;
 
 /*
- * State of a SEND or RECV item: its own continuation, which it parks on a
- * channel when it must wait (ops.c, "SEND and RECV").
+ * State of a SEND or RECV item, or of one item of a PINGPONG or a
+ * PIPELINE: its own continuation, which it parks on a channel when it
+ * must wait (ops.c, "SEND and RECV").
  */
 struct wsx_chop {
 	struct wsx_chan *from;		/* RECV: the channel received from */
 	struct wsx_chan *to;		/* SEND's channel; RECV's, or NULL */
-	struct wsx_uchans *chans;	/* the session's: counts the parks */
+	struct wsx_uchans *chans;	/* the session's (parks), or NULL */
+	struct wsx_chgroup *group;	/* PINGPONG's, PIPELINE's, or NULL */
 	u64 val;			/* the value to send, or received */
 	u64 ns;				/* RECV: work per value */
 	u64 result;			/* SEND: values sent; RECV: their sum */
 	u32 left;			/* values still to send or receive */
+	u32 passes;			/* RECV: values still to send on */
 	bool holding;			/* RECV: @val is still to be sent on */
 	bool parked;			/* its continuation waits in @w */
+	bool reports;			/* its @result is the job's */
 	struct wsx_chan_waiter w;
 };
 

@@ -31,6 +31,9 @@
  * (WSX_OP_POLL), as poll() does, parked on the file's wait queue: no kernel
  * thread is held while it waits.
  *
+ * Since ABI 1.4 two ops run Go's two channel shapes inside one request,
+ * over channels of their own: WSX_OP_PINGPONG and WSX_OP_PIPELINE.
+ *
  * Every struct has a fixed size, explicit padding and reserved fields that
  * must be zero on input (-EINVAL otherwise) and are zero on output, so that
  * later minor versions can give them a meaning.  The layouts are identical
@@ -43,7 +46,7 @@
 #include <linux/types.h>
 
 #define WSX_ABI_MAJOR		1	/* incompatible changes bump this */
-#define WSX_ABI_MINOR		3	/* compatible additions bump this */
+#define WSX_ABI_MINOR		4	/* compatible additions bump this */
 
 #define WSX_DEVICE_PATH		"/dev/wsx"
 #define WSX_DEBUGFS_PATH	"/sys/kernel/debug/wsx"
@@ -132,13 +135,29 @@ struct wsx_version {
  *			it.  A POLL in the SQ is
  *			consumed by WSX_IOC_ENTER only, never by a kernel
  *			thread's pick-up (it needs the submitter's files)
+ * WSX_OP_PINGPONG	args[0] = rounds (1 .. WSX_CHAN_COUNT_MAX): two items
+ *			hand one value back and forth over two unbuffered
+ *			channels of the op's own, args[0] round trips (two
+ *			handoffs each), Go's ping-pong; result the round
+ *			trips made
+ * WSX_OP_PIPELINE	args[0] = stages (1 .. WSX_PIPELINE_MAX_STAGES),
+ *			args[1] = values (1 .. WSX_CHAN_COUNT_MAX): a source
+ *			item sends 1, 2, ... args[1] through args[0] stage
+ *			items, each receiving from the one before and sending
+ *			on, to a sink item, over args[0] + 1 unbuffered
+ *			channels of the op's own; result the sink's sum of
+ *			the values (modulo 2^64)
  *
- * SEND, RECV and POLL wait without holding a kernel thread
+ * SEND, RECV, POLL and the items of PINGPONG and PIPELINE wait without holding a kernel thread
  * (the item parks; the other side, or the file's wakeup, readies it).  An
  * unknown channel id refuses the request with -ENOENT.  Closing the session
  * ends a waiting POLL with -ECANCELED.  Status -EAGAIN: the item had to wait
  * while max_parked of the session's items waited (a SEND or RECV counts
- * from its wait until it runs again, a POLL from its wait until it ends).
+ * from its wait until it runs again, a POLL from its wait until it ends, and
+ * so does each item of a PINGPONG or a PIPELINE).  The channels of a
+ * PINGPONG or a PIPELINE are not the session's and have no id; when one of
+ * its items ends early (-ECANCELED at close(), -EAGAIN, -ENOMEM), it closes
+ * them, the others end too, and the record's status is that item's.
  * The result counts what was done before a non-zero status.
  *
  * An argument over its limit gives -E2BIG, any other bad argument -EINVAL.
@@ -157,6 +176,8 @@ enum wsx_op {
 	WSX_OP_SEND	= 6,	/* ABI 1.2 */
 	WSX_OP_RECV	= 7,	/* ABI 1.2 */
 	WSX_OP_POLL	= 8,	/* ABI 1.3 */
+	WSX_OP_PINGPONG	= 9,	/* ABI 1.4 */
+	WSX_OP_PIPELINE	= 10,	/* ABI 1.4 */
 
 	WSX_OP_LAST,	/* not an op: see above */
 };
@@ -168,6 +189,7 @@ enum wsx_op {
 #define WSX_CRC32C_MAX_LEN	0x40000000ULL	/* 1 GiB */
 #define WSX_DELAY_MAX_NS	10000000000ULL	/* 10 s */
 #define WSX_CHAN_COUNT_MAX	0xffffffffULL	/* values of one SEND or RECV */
+#define WSX_PIPELINE_MAX_STAGES	64
 
 /*
  * Where a submitted item is queued.  P n is the executor's n-th logical
