@@ -532,7 +532,8 @@ static int wsx_release(struct inode *inode, struct file *file)
 	wsx_timers_flush(&s->closing);	/* delayed items: now, cancelled */
 	/*
 	 * Every job of ours starts cancelled now; one already running sees
-	 * its channels closed: after this none parks on a channel
+	 * its channels closed: after this none parks on a channel of ours
+	 * (a PINGPONG's or PIPELINE's own end of the cancel: ops.c)
 	 */
 	wsx_uchans_close_all(&s->chans);
 	/* and a POLL ends: after this none arms */

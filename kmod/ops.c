@@ -770,7 +770,7 @@ static void wsx_chop_fn(struct wsx_item *item)
 	if (ch->reports)
 		item->job->result = ch->result;
 	if (ch->group)
-		wsx_chgroup_end(ch->group, ret);
+		wsx_chgroup_end(ch->group, ret != 0);
 	wsx_node_free(node);
 }
 
@@ -790,21 +790,38 @@ static void wsx_chop_fn(struct wsx_item *item)
  *                on chan[s] and reports the sum.
  *
  * The root's first run (wsx_pingpong_fn(), wsx_pipeline_fn()) spawns the
- * other nodes, then runs as its own node.  struct wsx_chgroup holds the
- * channels: each node a reference, the last one destroying them, by when
- * no node waits on one (each has ended).  A node that ends early
- * (cancelled at close(), -EAGAIN at max_parked, -ENOMEM) closes them all:
- * the others, parked or to come, find a closed channel and end too (a
- * node that runs finds its job cancelled, or a closed channel at its next
- * step), so no node waits for a peer that is gone.  Every node's fields
- * are its own (wsx_chop_fn()'s comment); the group's are set before the
- * nodes are spawned (the spawn publishes them) and read-only after, but
- * for @ref.
+ * other nodes (none when its job is cancelled already), then runs as its
+ * own node.  struct wsx_chgroup holds the channels: each node a
+ * reference, the last one destroying them, by when no node waits on one
+ * (each has ended).
+ *
+ * Why every node ends, close() included (the session's close closes its
+ * own channels, not these): a node parks only on a channel of the group,
+ * and never are all the nodes parked at once before they are done, since
+ * each channel has one sender and one receiver and two nodes waiting on
+ * one channel in opposite directions would have met; the nodes do as
+ * many operations on each channel, so they end together.  Until one ends
+ * early, one node at least runs or is queued, and sees a cancelled job at
+ * its loop's next turn.  A node that ends early (cancelled at close(),
+ * -EAGAIN at max_parked, -ENOMEM) sets its job's status first, then
+ * closes every channel (wsx_chgroup_end()): the others, parked or to
+ * come, find a closed channel, end, and leave the first status
+ * (cmpxchg; litmus/chgroup-status-first).  Every node's fields are its
+ * own (the "SEND and RECV" comment above).
+ *
+ * Memory: the group and its channels are charged to the submitter's
+ * memory cgroup when the submitter starts the op, to none when an M's
+ * pick-up does, as a SPAWN's children are; one request's work is bounded
+ * by its counts (up to 65 items of 2^32 - 1 values), as a SEND's is, and
+ * ends at close().
+ *
+ * Fields: I = set before the nodes are spawned (the spawn publishes
+ * them), read-only after; A = atomic.
  */
 struct wsx_chgroup {
-	refcount_t ref;			/* one per node not yet ended */
-	unsigned int n;			/* channels */
-	struct wsx_chan *chan[];
+	refcount_t ref;			/* A: one per node not yet ended */
+	unsigned int n;			/* I: channels */
+	struct wsx_chan *chan[];	/* I */
 };
 
 static void wsx_chgroup_free(struct wsx_chgroup *g)
@@ -840,9 +857,10 @@ static void wsx_chgroup_end(struct wsx_chgroup *g, bool early)
 {
 	unsigned int i;
 
-	if (early)
+	if (early) {
 		for (i = 0; i < g->n; i++)
 			wsx_chan_close(g->chan[i]);	/* -EALREADY: fine */
+	}
 	if (refcount_dec_and_test(&g->ref))
 		wsx_chgroup_free(g);
 }
@@ -897,7 +915,10 @@ static bool wsx_chgroup_spawn(struct wsx_node *root, unsigned int nr,
 	return true;
 }
 
-/* Run @item, a root whose nodes are spawned now, as its own node. */
+/*
+ * Run @item, a root whose nodes are spawned now (or not: a cancelled job
+ * spawns none, and its root's node ends at once), as its own node.
+ */
 static void wsx_chgroup_root_run(struct wsx_item *item, bool spawned)
 {
 	struct wsx_node *root = wsx_node_of(item);
@@ -949,14 +970,14 @@ static void wsx_ponger_setup(struct wsx_node *node, struct wsx_node *root,
 {
 	struct wsx_chgroup *g = root->chop.group;
 
-	wsx_chgroup_node(node, g, g->chan[0], g->chan[1],
-			 root->chop.passes, 0);
+	wsx_chgroup_node(node, g, g->chan[0], g->chan[1], root->chop.left, 0);
 }
 
 static void wsx_pingpong_fn(struct wsx_item *item)
 {
-	wsx_chgroup_root_run(item, wsx_chgroup_spawn(wsx_node_of(item), 1,
-						     wsx_ponger_setup));
+	wsx_chgroup_root_run(item, wsx_cancelled(item) ||
+			     wsx_chgroup_spawn(wsx_node_of(item), 1,
+					       wsx_ponger_setup));
 }
 
 /* The root: the sink, on the last channel, reporting the sum. */
@@ -987,9 +1008,9 @@ static void wsx_pipeline_fn(struct wsx_item *item)
 {
 	struct wsx_node *root = wsx_node_of(item);
 
-	wsx_chgroup_root_run(item, wsx_chgroup_spawn(root,
-						     root->chop.group->n,
-						     wsx_stage_setup));
+	wsx_chgroup_root_run(item, wsx_cancelled(item) ||
+			     wsx_chgroup_spawn(root, root->chop.group->n,
+					       wsx_stage_setup));
 }
 
 /* ---- POLL ------------------------------------------------------------- */
@@ -1206,7 +1227,8 @@ struct wsx_item *wsx_op_create(const struct wsx_req *req, struct wsx_job *job,
  * @chans:	the session's channels, or NULL
  *
  * Nothing is allocated for NOP, SPIN, SLEEP, SEND and RECV; a POLL holds
- * its file from here until its item ends.  The item is
+ * its file, and a PINGPONG or a PIPELINE its channels, from here until
+ * its item has run.  The item is
  * not flagged WSX_ITEM_ROOT: the caller sets it when the job's start is to
  * be timed.
  *

@@ -72,7 +72,7 @@ struct wsx_node {
 				} crc;
 			};
 		} fj;
-		struct wsx_chop chop;		/* SEND, RECV */
+		struct wsx_chop chop;	/* SEND, RECV, PINGPONG, PIPELINE */
 		struct wsx_poll *poll;		/* POLL */
 	};
 };

@@ -16,7 +16,10 @@
  * it ends at once, since the test of a channel's closed flag and the park
  * are one critical section of its lock (models/chan.pml,
  * BUG_CLOSE_MISSES).  So after it no item of the session parks on a
- * channel, and the session's wait for its running jobs ends.
+ * channel of the session's, and the session's wait for its running jobs
+ * ends.  The items of a PINGPONG or a PIPELINE park on channels of their
+ * op's own, which this does not close; they end of their cancelled job
+ * (ops.c, "PINGPONG and PIPELINE", says why).
  *
  * Fields of struct wsx_uchans: @xa is the xarray's; @parked is atomic;
  * @polls is poll.c's (its lock's).

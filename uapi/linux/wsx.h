@@ -146,15 +146,16 @@ struct wsx_version {
  *			items, each receiving from the one before and sending
  *			on, to a sink item, over args[0] + 1 unbuffered
  *			channels of the op's own; result the sink's sum of
- *			the values (modulo 2^64)
+ *			the values
  *
- * SEND, RECV, POLL and the items of PINGPONG and PIPELINE wait without holding a kernel thread
- * (the item parks; the other side, or the file's wakeup, readies it).  An
+ * SEND, RECV, POLL and the items of PINGPONG and PIPELINE wait without
+ * holding a kernel thread (the item parks; the other side, or the file's
+ * wakeup, readies it).  An
  * unknown channel id refuses the request with -ENOENT.  Closing the session
  * ends a waiting POLL with -ECANCELED.  Status -EAGAIN: the item had to wait
  * while max_parked of the session's items waited (a SEND or RECV counts
- * from its wait until it runs again, a POLL from its wait until it ends, and
- * so does each item of a PINGPONG or a PIPELINE).  The channels of a
+ * from its wait until it runs again, as each item of a PINGPONG or a
+ * PIPELINE does, and a POLL from its wait until it ends).  The channels of a
  * PINGPONG or a PIPELINE are not the session's and have no id; when one of
  * its items ends early (-ECANCELED at close(), -EAGAIN, -ENOMEM), it closes
  * them, the others end too, and the record's status is that item's.
@@ -188,7 +189,7 @@ enum wsx_op {
 #define WSX_SLEEP_MAX_US	1000000
 #define WSX_CRC32C_MAX_LEN	0x40000000ULL	/* 1 GiB */
 #define WSX_DELAY_MAX_NS	10000000000ULL	/* 10 s */
-#define WSX_CHAN_COUNT_MAX	0xffffffffULL	/* values of one SEND or RECV */
+#define WSX_CHAN_COUNT_MAX	0xffffffffULL	/* values of an op, rounds */
 #define WSX_PIPELINE_MAX_STAGES	64
 
 /*
