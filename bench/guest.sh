@@ -29,7 +29,11 @@
 #                            (STORM_ITEMS receivers parked on one channel,
 #                            then one sender: ns per wake), each on wsx
 #                            (/extra/wsx_chanbench) and on goroutines
-#                            (/extra/wsx_go)
+#                            (/extra/wsx_go); and the same pingpong and
+#                            pipeline as one request of the ops PINGPONG
+#                            and PIPELINE (ABI 1.4: pingpong-op,
+#                            pipeline-op, on wsx only; Go's rows are the
+#                            goroutines' above)
 #   sh guest.sh poll         (2 vCPUs) the netpoller (ABI 1.3): POLL_N
 #                            eventfds armed, written in a random order and
 #                            reaped (ns per completion, with the arm, write
@@ -221,8 +225,10 @@ rounds() {
 
 chan_round() {
 	chanrun pingpong "$PP_N"
+	chanrun pingpong-op "$PP_N"
 	go pingpong "$PP_N"
 	chanrun pipeline 8 "$PIPE_VALUES"
+	chanrun pipeline-op 8 "$PIPE_VALUES"
 	go pipeline 8 "$PIPE_VALUES"
 	chanrun wakestorm "$STORM_ITEMS"
 	go wakestorm "$STORM_ITEMS"
@@ -230,7 +236,7 @@ chan_round() {
 
 chan() {
 	[ -x "$CHAN" ] || die "no $CHAN"
-	rounds chan "pingpong $PP_N, pipeline 8 x $PIPE_VALUES, wakestorm $STORM_ITEMS; wsx and Go" \
+	rounds chan "pingpong $PP_N, pipeline 8 x $PIPE_VALUES (each also as one PINGPONG or PIPELINE op), wakestorm $STORM_ITEMS; wsx and Go" \
 		chan_round
 }
 

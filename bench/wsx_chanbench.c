@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wsx_chanbench: the channels of /dev/wsx (ABI 1.2: WSX_IOC_CHAN_CREATE,
- * WSX_OP_SEND, WSX_OP_RECV) against the Go runtime's (bench/go: the same
- * shapes on goroutines), straight on the ABI (uapi/linux/wsx.h), without
- * libwsx.  Each run opens its own session (so its channels go with it).
+ * WSX_OP_SEND, WSX_OP_RECV; ABI 1.4: the same shapes as one request,
+ * WSX_OP_PINGPONG and WSX_OP_PIPELINE) against the Go runtime's (bench/go:
+ * the same shapes on goroutines), straight on the ABI (uapi/linux/wsx.h),
+ * without libwsx.  Each run opens its own session (so its channels go
+ * with it).
  *
  *   wsx_chanbench pingpong N RUNS
  *	two items hand one value back and forth over two unbuffered channels
@@ -20,6 +22,17 @@
  *	i = 0 .. STAGES - 1, sink RECV(c_STAGES, VALUES), all unbuffered, in
  *	one SUBMIT; timed from before the SUBMIT to the last finished_ns;
  *	every stage's and the sink's result must be VALUES(VALUES + 1)/2
+ *   wsx_chanbench pingpong-op N RUNS
+ *	the same shape as ONE request, WSX_OP_PINGPONG(N) (ABI 1.4): its two
+ *	items over two unbuffered channels of the op's own, N round trips,
+ *	2N handoffs (the pinger sends first); timed from before the SUBMIT
+ *	to the record's finished_ns; the result must be N
+ *   wsx_chanbench pipeline-op STAGES VALUES RUNS
+ *	ONE request WSX_OP_PIPELINE(STAGES, VALUES) (ABI 1.4): a source, STAGES
+ *	stages and a sink over STAGES + 1 unbuffered channels of the op's
+ *	own, Go's pipeline shape (wsx_go's pipeline: STAGES goroutines between
+ *	a source and a sink); timed from before the SUBMIT to the record's
+ *	finished_ns; the result must be VALUES(VALUES + 1)/2
  *   wsx_chanbench wakestorm ITEMS RUNS
  *	ITEMS RECV(c, 1) on one unbuffered channel, submitted and left to
  *	park (the stats' waiting= is polled until all are parked), then one
@@ -40,11 +53,11 @@
  * (each on one line; spins, parks and wakeups are the Ms': an idle P's M
  * woken to look for work, as a ready's wakep() does)
  *
- * items being the handoffs (pingpong), the values (pipeline) or the wakes
- * (wakestorm) in ns, so that ns / items is the figure; the counters of the
- * bench line are the sums over the Ps.  wall_ns runs to the last WAIT's
- * return.  Exit status: 0, 1 on a failure or a wrong result, 2 on bad
- * arguments.
+ * items being the handoffs (pingpong: 2N - 1, pingpong-op: 2N), the
+ * values (pipeline, pipeline-op) or the wakes (wakestorm) in ns, so that
+ * ns / items is the figure; the counters of the bench line are the sums
+ * over the Ps.  wall_ns runs to the last WAIT's return.  Exit status: 0,
+ * 1 on a failure or a wrong result, 2 on bad arguments.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -218,6 +231,15 @@ out:
 	return ret;
 }
 
+/*
+ * 1 + 2 + ... + @n, exact for @n up to WSX_CHAN_COUNT_MAX (2^32 - 1: the
+ * product stays under 2^64).
+ */
+static __u64 pipeline_sum(__u64 n)
+{
+	return n * (n + 1) / 2;
+}
+
 static int pipeline(unsigned int stages, unsigned long values,
 		    struct result *r)
 {
@@ -225,7 +247,7 @@ static int pipeline(unsigned int stages, unsigned long values,
 	struct wsx_completion *recs = calloc(nreq, sizeof(*recs));
 	struct wsx_req *reqs = calloc(nreq, sizeof(*reqs));
 	__u32 *ch = calloc(stages + 1, sizeof(*ch));
-	__u64 t0, end = 0, want = (__u64)values * (values + 1) / 2;
+	__u64 t0, end = 0, want = pipeline_sum(values);
 	int fd, ret = -1;
 
 	fd = open_session();
@@ -265,6 +287,41 @@ out:
 	free(recs);
 	free(reqs);
 	free(ch);
+	return ret;
+}
+
+/*
+ * pingpong-op, pipeline-op: ONE request @op(@a, @b), its record's result
+ * against @want; items @items.  Timed from before the SUBMIT to the
+ * record's finished_ns.
+ */
+static int one_op(__u32 op, __u64 a, __u64 b, __u64 want, __u64 items,
+		  struct result *r)
+{
+	struct wsx_completion rec;
+	struct wsx_req one;
+	__u64 t0;
+	int fd, ret = -1;
+
+	fd = open_session();
+	if (fd < 0)
+		return -1;
+	req(&one, 1, op, a, b, 0, 0);
+	if (bench_stats_read(&r->pre))
+		goto out;
+	t0 = bench_now_ns();
+	if (bench_submit(fd, &one, 1) || reap(fd, &rec, 1))
+		goto out;
+	r->wall_ns = bench_now_ns() - t0;
+	if (bench_stats_read(&r->post))
+		goto out;
+	r->ok = check(&rec, want);
+	r->result = rec.result;
+	r->items = items;
+	r->ns = rec.finished_ns - t0;
+	ret = 0;
+out:
+	close(fd);
 	return ret;
 }
 
@@ -344,6 +401,8 @@ static void bad_args(void)
 {
 	fprintf(stderr, "usage: wsx_chanbench pingpong N RUNS\n"
 		"       wsx_chanbench pipeline STAGES VALUES RUNS\n"
+		"       wsx_chanbench pingpong-op N RUNS\n"
+		"       wsx_chanbench pipeline-op STAGES VALUES RUNS\n"
 		"       wsx_chanbench wakestorm ITEMS RUNS\n");
 	exit(2);
 }
@@ -360,6 +419,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "pipeline") && argc == 5) {
 		a = bench_number(argv[2], 1, 1000, bad_args);
 		b = bench_number(argv[3], 1, WSX_CHAN_COUNT_MAX, bad_args);
+	} else if (!strcmp(argv[1], "pingpong-op") && argc == 4) {
+		a = bench_number(argv[2], 1, WSX_CHAN_COUNT_MAX, bad_args);
+	} else if (!strcmp(argv[1], "pipeline-op") && argc == 5) {
+		a = bench_number(argv[2], 1, WSX_PIPELINE_MAX_STAGES, bad_args);
+		b = bench_number(argv[3], 1, WSX_CHAN_COUNT_MAX, bad_args);
 	} else if (!strcmp(argv[1], "wakestorm") && argc == 4) {
 		a = bench_number(argv[2], 1, 60000, bad_args);
 	} else {
@@ -374,6 +438,11 @@ int main(int argc, char **argv)
 		memset(&r, 0, sizeof(r));
 		if (!strcmp(argv[1], "pingpong"))
 			ret = pingpong(a, &r);
+		else if (!strcmp(argv[1], "pingpong-op"))
+			ret = one_op(WSX_OP_PINGPONG, a, 0, a, 2 * (__u64)a, &r);
+		else if (!strcmp(argv[1], "pipeline-op"))
+			ret = one_op(WSX_OP_PIPELINE, a, b, pipeline_sum(b), b,
+				     &r);
 		else if (!strcmp(argv[1], "wakestorm"))
 			ret = wakestorm(a, &r);
 		else

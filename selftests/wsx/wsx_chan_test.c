@@ -512,19 +512,16 @@ TEST_F(chan, close_wakes_waiters_as_go_does)
  */
 TEST_F_TIMEOUT(chan, pipeline_of_eight_stages, 280)
 {
-	static struct wsx_completion got[WSX_WAIT_MAX];
 	struct wsx_completion recs[STAGES + 2];
 	struct wsx_req reqs[STAGES + 2];
 	__u64 n = wsx_test_scaled(100000, 2000), sum = range_sum(1, n);
-	long threads = 0, waiting, max_threads = 0, bound, samples = 0;
+	struct sched_seen seen = { .traced = false };
+	long threads = 0, waiting, bound;
 	__u32 ch[STAGES + 1];
-	size_t done = 0;
-	bool traced;
 	__u64 t0;
-	long ret;
 
-	traced = !sched_sample(&threads, &waiting);
-	bound = traced ? m_bound(_metadata, self->nprocs) : 0;
+	seen.traced = !sched_sample(&threads, &waiting);
+	bound = seen.traced ? m_bound(_metadata, self->nprocs) : 0;
 	for (int i = 0; i <= STAGES; i++)
 		ASSERT_EQ(0, chan_create(self->fd, i % 2 ? 8 : 0, &ch[i]));
 	/* the sink first, the source last: all wait on each other */
@@ -538,47 +535,19 @@ TEST_F_TIMEOUT(chan, pipeline_of_eight_stages, 280)
 	}
 	memset(recs, 0, sizeof(recs));
 	t0 = wsx_test_now_ns();
-	ASSERT_EQ(STAGES + 2, wsx_test_submit(self->fd, reqs, STAGES + 2,
-					      NULL));
-	while (done < STAGES + 2) {
-		ret = wsx_test_wait(self->fd, got, WSX_WAIT_MAX, 1,
-				    20 * NSEC_PER_MSEC);
-		if (ret == -ETIMEDOUT)
-			ret = 0;
-		ASSERT_LE(0, ret);
-		for (long i = 0; i < ret; i++) {
-			ASSERT_GT(STAGES + 2, got[i].user_data);
-			recs[got[i].user_data] = got[i];
-		}
-		done += ret;
-		if (traced && !sched_sample(&threads, &waiting)) {
-			samples++;
-			if (threads > max_threads)
-				max_threads = threads;
-		}
-		ASSERT_GT(240 * NSEC_PER_SEC, (__s64)(wsx_test_now_ns() - t0)) {
-			TH_LOG("%zu of %d records after 240 s", done,
-			       STAGES + 2);
-		}
-	}
+	run_sampled(_metadata, self->fd, reqs, STAGES + 2, recs,
+		    240 * NSEC_PER_SEC, &seen);
 	TH_LOG("%llu values through %d stages in %llu ms; at most %ld Ms in %ld samples (bound %ld)",
 	       (unsigned long long)n, STAGES,
 	       (unsigned long long)(wsx_test_now_ns() - t0) / NSEC_PER_MSEC,
-	       max_threads, samples, bound);
+	       seen.threads, seen.samples, bound);
 	for (int i = 0; i <= STAGES; i++) {
 		EXPECT_EQ(0, recs[i].status) TH_LOG("RECV %d", i);
 		EXPECT_EQ(sum, recs[i].result) TH_LOG("RECV %d", i);
 	}
 	EXPECT_EQ(0, recs[STAGES + 1].status);
 	EXPECT_EQ(n, recs[STAGES + 1].result);
-	if (!traced) {
-		/* the values were checked; a skip must not hide a failure */
-		if (_metadata->passed)
-			SKIP(return, "no schedtrace in debugfs: threads not sampled");
-		return;
-	}
-	EXPECT_LT(0, samples);
-	EXPECT_GE(bound, max_threads);
+	ms_stayed_bounded(_metadata, &seen, bound);
 }
 
 /* ---- parked items ------------------------------------------------------------ */
@@ -722,16 +691,6 @@ TEST_F_TIMEOUT(chan, close_with_parked_items, 200)
 
 /* ---- the rings --------------------------------------------------------------- */
 
-static bool ring_store(const struct wsx_completion *rec, void *arg)
-{
-	struct wsx_completion *recs = arg;
-
-	if (rec->user_data >= 4)
-		return false;
-	recs[rec->user_data] = *rec;
-	return true;
-}
-
 /*
  * The channels are the session's, whichever door: a RECV submitted by
  * WSX_IOC_SUBMIT gets the values of a SEND from the SQ, and a SEND and
@@ -740,7 +699,8 @@ static bool ring_store(const struct wsx_completion *rec, void *arg)
  */
 TEST_F(chan, through_the_rings)
 {
-	struct wsx_completion recs[4], rec;
+	struct ring_recs rr = { .bad = 0 };
+	struct wsx_completion *recs = rr.recs, rec;
 	struct wsx_req sq[4];
 	struct wsx_tring t;
 	__u32 c, c2;
@@ -752,7 +712,6 @@ TEST_F(chan, through_the_rings)
 	ASSERT_EQ(0, chan_create(self->fd, 0, &c2));
 	/* the receiver by ioctl, the sender through the SQ */
 	ASSERT_EQ(0, submit_one(self->fd, recv_req(10, c, 10, 0, 0)));
-	memset(recs, 0, sizeof(recs));
 	sq[0] = send_req(0, c, 100, 10);
 	sq[0].flags = WSX_REQ_TIMESTAMPS;
 	/* a pair both in the rings, and an unknown id */
@@ -765,11 +724,12 @@ TEST_F(chan, through_the_rings)
 	ret = wsx_tring_enter(&t, 4, 4, 10 * NSEC_PER_SEC, NULL);
 	ASSERT_EQ(0, ret);
 	while (got < 4 && wsx_test_now_ns() - t0 < 10 * NSEC_PER_SEC) {
-		ret = wsx_tring_reap(&t, 0, ring_store, recs);
+		ret = wsx_tring_reap(&t, 0, ring_store, &rr);
 		ASSERT_LE(0, ret);
 		got += ret;
 	}
 	ASSERT_EQ(4, got);
+	EXPECT_EQ(0, rr.bad);
 	EXPECT_EQ(0, recs[0].status);
 	EXPECT_EQ(10U, recs[0].result);
 	EXPECT_NE(0U, recs[0].finished_ns);
@@ -787,44 +747,6 @@ TEST_F(chan, through_the_rings)
 }
 
 /* ---- ping-pong: a readied item runs next on the readier's P ------------ */
-
-/* The stats the ping-pong reads: sums over the Ps, and the global line. */
-struct pp_counts {
-	long long runnext;	/* ready_runnext: readies into runnext */
-	long long displaced;	/* ready_displaced: ... that moved an item */
-	long long stolen;	/* items thieves took */
-	long long far;		/* ready_global + ready_inbox */
-};
-
-/*
- * 0; -EIO when the stats cannot be read; -ENOENT when they are not kept
- * (stats=0: the keys are there, the counts stay 0) or lack a key (an
- * older module).
- */
-static int pp_sample(int nprocs, struct pp_counts *c)
-{
-	static char text[1 << 16];
-	char kept[8] = "";
-	long long g, i;
-
-	if (wsx_test_param("stats", kept, sizeof(kept)) || kept[0] != 'Y')
-		return -ENOENT;
-	if (wsx_test_read_debugfs("stats", text, sizeof(text)) <= 0)
-		return -EIO;
-	if (wsx_test_stat(text, 0, "ready_runnext") < 0)
-		return -ENOENT;
-	if (wsx_test_stat(text, 0, "ready_displaced") < 0)
-		return -ENOENT;
-	c->runnext = wsx_test_stat_sum(text, nprocs, "ready_runnext");
-	c->displaced = wsx_test_stat_sum(text, nprocs, "ready_displaced");
-	c->stolen = wsx_test_stat_sum(text, nprocs, "stolen");
-	g = wsx_test_stat(text, -1, "ready_global");
-	i = wsx_test_stat(text, -1, "ready_inbox");
-	if (g < 0 || i < 0)
-		return -ENOENT;
-	c->far = g + i;
-	return 0;
-}
 
 /*
  * Two items hand one value back and forth over two unbuffered channels,

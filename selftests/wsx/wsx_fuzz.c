@@ -47,6 +47,14 @@
  * the drain; any other gets a timeout of at most 2 ms (-ETIME).  A
  * session closed with POLLs waiting ends them (their records dropped).
  *
+ * PINGPONG and PIPELINE (ABI 1.4), over channels of their own: valid,
+ * mutated and random, refused as wsx_op_expect.h predicts; those queued
+ * kept small (at most 256 round trips; at most 64 values, through at
+ * most 64 stages), so that they end soon.  A clean one carries the result
+ * its record must have in its user_data (SHAPE_TAG; no other item's
+ * user_data has the tag): status 0 with exactly that result, or -EAGAIN
+ * or -ENOMEM with no more.
+ *
  * Workers 1 and 3 run as a non-root member of the group wsx, as the
  * packages let users in (/dev/wsx root:wsx 0660; without udev the test
  * gives the node to the group itself, see wsx_test_group_device()),
@@ -169,6 +177,7 @@ struct wstats {
 	long long poll_refused, poll_ends, kicks; /* -EBADF/-EOPNOTSUPP;
 						     records -ETIME and
 						     -EOPNOTSUPP */
+	long long shapes;	/* records of PINGPONG and PIPELINE checked */
 };
 
 static struct wstats st;
@@ -414,7 +423,40 @@ static void sanitize(struct wsx_req *r)
 		    (r->args[2] || !poll_ends(r)))
 			r->args[2] = 1 + r->args[2] % (2 * NSEC_PER_MSEC);
 		break;
+	case WSX_OP_PINGPONG:
+		if (r->args[0] && r->args[0] <= WSX_CHAN_COUNT_MAX)
+			r->args[0] = 1 + r->args[0] % 256;
+		break;
+	case WSX_OP_PIPELINE:
+		if (r->args[1] && r->args[1] <= WSX_CHAN_COUNT_MAX)
+			r->args[1] = 1 + r->args[1] % 64;
+		break;
 	}
+}
+
+/*
+ * The user_data of a clean PINGPONG or PIPELINE: SHAPE_TAG in its top 16
+ * bits, the result its record must carry in its low 32 (at most 256
+ * round trips, or 1 + ... + 64).  Other items' user_data never has the
+ * tag.
+ */
+#define SHAPE_TAG	0x5a57ULL
+#define SHAPE_TAG_SHIFT	48
+
+static bool shape_tagged(__u64 user_data)
+{
+	return user_data >> SHAPE_TAG_SHIFT == SHAPE_TAG;
+}
+
+static void tag_shape(struct wsx_req *r, bool clean)
+{
+	if (clean && (r->op == WSX_OP_PINGPONG || r->op == WSX_OP_PIPELINE) &&
+	    !wsx_expect_op_faults(r, max_ns))
+		r->user_data = SHAPE_TAG << SHAPE_TAG_SHIFT |
+			       (r->user_data & 0xffff00000000ULL) |
+			       wsx_expect_record(r).result;
+	else if (shape_tagged(r->user_data))
+		r->user_data ^= 1ULL << SHAPE_TAG_SHIFT;
 }
 
 /* A descriptor for a POLL: mostly the worker's own. */
@@ -473,7 +515,7 @@ static void valid_item(struct wsx_req *r)
 
 	memset(r, 0, sizeof(*r));
 	r->user_data = rng();
-	r->op = rnd(9);
+	r->op = rnd(WSX_OP_PIPELINE + 1);
 	r->place = rnd(3);
 	if (r->place == WSX_PLACE_P)
 		r->target = rnd(nprocs);
@@ -519,6 +561,13 @@ static void valid_item(struct wsx_req *r)
 		r->args[1] = pick_poll_events();
 		r->args[2] = rnd(2) ? 0 : rnd(3 * NSEC_PER_MSEC);
 		break;
+	case WSX_OP_PINGPONG:
+		r->args[0] = 1 + rnd(rnd(4) ? 16 : 256);
+		break;
+	case WSX_OP_PIPELINE:
+		r->args[0] = 1 + rnd(rnd(4) ? 4 : WSX_PIPELINE_MAX_STAGES);
+		r->args[1] = 1 + rnd(rnd(4) ? 8 : 64);
+		break;
 	}
 }
 
@@ -528,7 +577,7 @@ static void mutate_item(struct wsx_req *r)
 
 	switch (rnd(10)) {
 	case 0:
-		r->op = rnd(3) ? rnd(10) : (__u32)rng();
+		r->op = rnd(3) ? rnd(WSX_OP_LAST + 1) : (__u32)rng();
 		break;
 	case 1:
 		r->flags = 1 << rnd(16);
@@ -571,6 +620,9 @@ static void gen_items(struct wsx_req *items, size_t n, size_t room,
 
 		if (kind < 11) {
 			valid_item(&items[i]);
+			sanitize(&items[i]);
+			tag_shape(&items[i], true);
+			continue;
 		} else if (kind < 17) {
 			valid_item(&items[i]);
 			mutate_item(&items[i]);
@@ -580,6 +632,7 @@ static void gen_items(struct wsx_req *items, size_t n, size_t room,
 			fill_random(&items[i], sizeof(items[i]));
 		}
 		sanitize(&items[i]);
+		tag_shape(&items[i], false);
 	}
 }
 
@@ -753,6 +806,22 @@ static void check_records(const struct wsx_completion *recs, long n)
 
 		st.chan_ends += chan_end;
 		st.poll_ends += poll_end;
+		/* a clean PINGPONG or PIPELINE: its result, or less if cut */
+		if (shape_tagged(r->user_data)) {
+			__u64 want = r->user_data & 0xffffffffULL;
+
+			st.shapes++;
+			if (r->status ? (r->status != -EAGAIN &&
+					 r->status != -ENOMEM) ||
+					r->result > want :
+					r->result != want) {
+				VIOLATION("PINGPONG/PIPELINE record: status %d result %llu, want %llu",
+					  r->status,
+					  (unsigned long long)r->result,
+					  (unsigned long long)want);
+				return;
+			}
+		}
 		if ((r->status && r->status != -ENOMEM && !chan_end &&
 		     !poll_end) ||
 		    r->reserved[0] ||
@@ -1117,6 +1186,7 @@ static void drain(struct sess *s)
 			return;
 		}
 		s->reaped += ret;
+		check_records((void *)rec_area, ret);
 	}
 	ret = wsx_test_wait(s->fd, (void *)rec_area, WSX_WAIT_MAX, 0, 0);
 	if (ret != 0)
@@ -1203,12 +1273,12 @@ static int worker(int id, __u64 seed, long calls)
 	for (int i = 0; i < NR_PFDS; i++)
 		if (i != PFD_FILE && pfds[i] >= 0)
 			close(pfds[i]);
-	printf("# worker %d (uid %u): %lld calls in %llu ms: %lld SUBMIT (%lld items queued on the drained session), %lld WAIT (%lld -EINTR), %lld VERSION, %lld CHAN_CREATE (%u channels on the drained session), %lld CHAN_CLOSE, %lld SUBMIT stopped at -ENOENT, %lld at -EBADF/-EOPNOTSUPP, %lld records -EPIPE/-ENODATA/-EAGAIN, %lld -ETIME/-EOPNOTSUPP, %lld kicks of the quiet eventfd, %lld other commands, %lld reopens, %lld violations\n",
+	printf("# worker %d (uid %u): %lld calls in %llu ms: %lld SUBMIT (%lld items queued on the drained session), %lld WAIT (%lld -EINTR), %lld VERSION, %lld CHAN_CREATE (%u channels on the drained session), %lld CHAN_CLOSE, %lld SUBMIT stopped at -ENOENT, %lld at -EBADF/-EOPNOTSUPP, %lld records -EPIPE/-ENODATA/-EAGAIN, %lld -ETIME/-EOPNOTSUPP, %lld kicks of the quiet eventfd, %lld PINGPONG/PIPELINE records checked, %lld other commands, %lld reopens, %lld violations\n",
 	       id, (unsigned int)geteuid(), st.calls,
 	       (unsigned long long)(wsx_test_now_ns() - t0) / NSEC_PER_MSEC,
 	       st.submits, s[0].queued, st.waits, st.eintr, st.versions,
 	       st.creates, s[0].chans_hi, st.closes, st.enoent,
-	       st.poll_refused, st.chan_ends, st.poll_ends, st.kicks,
+	       st.poll_refused, st.chan_ends, st.poll_ends, st.kicks, st.shapes,
 	       st.enotty, st.reopen,
 	       st.violations);
 	return st.violations ? 1 : 0;

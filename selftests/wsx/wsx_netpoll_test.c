@@ -1090,24 +1090,6 @@ TEST_F_TIMEOUT(netpoll, max_parked_counts_recvs_too, 60)
 
 /* ---- the rings ----------------------------------------------------------- */
 
-struct ring_recs {
-	struct wsx_completion recs[16];
-	unsigned char seen[16];
-	int bad;
-};
-
-static bool ring_store(const struct wsx_completion *rec, void *arg)
-{
-	struct ring_recs *r = arg;
-
-	if (rec->user_data >= 16 || r->seen[rec->user_data]++) {
-		r->bad++;
-		return true;
-	}
-	r->recs[rec->user_data] = *rec;
-	return true;
-}
-
 /*
  * Both doors: POLLs in the SQ, consumed by WSX_IOC_ENTER (the descriptor
  * is the caller's).  Those refused are answered by a CQ record with the

@@ -34,6 +34,12 @@
  * (wsx_expect_poll_two_queues()); the result (the events the file
  * reports) is the caller's to model.
  *
+ * PINGPONG and PIPELINE (ABI 1.4) run over channels of their own, not
+ * the session's: this header predicts their checks and their result
+ * (the round trips, the sink's sum) when their status is 0; a status
+ * other than 0 (-EAGAIN at max_parked, -ENOMEM, -ECANCELED at close())
+ * depends on the moment, which the caller models.
+ *
  * The module's own code for the same: wsx_req_check() (the order of the
  * checks), the check functions of the op table (kmod/ops.c),
  * wsx_spawn_nodes() and wsx_crc_left() (how a CRC32C range splits);
@@ -55,7 +61,7 @@
 #include <linux/wsx.h>
 
 /* A new op fails the build here until what it does is written below. */
-_Static_assert(WSX_OP_LAST == WSX_OP_POLL + 1,
+_Static_assert(WSX_OP_LAST == WSX_OP_PIPELINE + 1,
 	       "an op this header does not know");
 
 /* CRC32C's chunk (args[2]): at least 4 KiB; 0 asks for 64 KiB. */
@@ -283,6 +289,39 @@ static inline bool wsx_expect_poll_two_queues(int fd)
 	       S_ISFIFO(st.st_mode);
 }
 
+/*
+ * wsx_expect_pipeline_sum - a PIPELINE's result: 1 + 2 + ... + @values,
+ * @values (@values + 1) / 2 modulo 2^64 (the halving done before the
+ * product, so exact for any @values).
+ */
+static inline __u64 wsx_expect_pipeline_sum(__u64 values)
+{
+	__u64 a = values, b = values + 1;
+
+	if (a % 2 == 0)
+		a /= 2;
+	else
+		b /= 2;
+	return a * b;
+}
+
+/*
+ * wsx_expect_op_items - the items a PINGPONG (2) or a PIPELINE (its
+ * stages, a source and a sink) of good arguments runs, each of which may
+ * park; 1 for the other ops.
+ */
+static inline __u64 wsx_expect_op_items(const struct wsx_req *req)
+{
+	switch (req->op) {
+	case WSX_OP_PINGPONG:
+		return 2;
+	case WSX_OP_PIPELINE:
+		return req->args[0] + 2;
+	default:
+		return 1;
+	}
+}
+
 /* Whether args[@from] .. args[3] of @req are all zero. */
 static inline bool wsx_expect_args_zero(const struct wsx_req *req,
 					unsigned int from)
@@ -367,6 +406,18 @@ static inline unsigned int wsx_expect_op_faults(const struct wsx_req *req,
 		f |= wsx_expect_poll_events_faults(a[1]);
 		if (a[2] > WSX_DELAY_MAX_NS)
 			f |= WSX_EXPECT_E2BIG;
+		break;
+	case WSX_OP_PINGPONG:	/* rounds */
+		if (!wsx_expect_args_zero(req, 1))
+			f |= WSX_EXPECT_EINVAL;
+		f |= wsx_expect_chan_count_faults(a[0]);
+		break;
+	case WSX_OP_PIPELINE:	/* stages, values */
+		if (!wsx_expect_args_zero(req, 2) || !a[0])
+			f |= WSX_EXPECT_EINVAL;
+		if (a[0] > WSX_PIPELINE_MAX_STAGES)
+			f |= WSX_EXPECT_E2BIG;
+		f |= wsx_expect_chan_count_faults(a[1]);
 		break;
 	default:
 		f |= WSX_EXPECT_EINVAL;
@@ -469,8 +520,8 @@ struct wsx_expect_rec {
  * CRC32C's result is the checksum of the caller's buffer, which the
  * caller computes; RECV's the sum of the values the senders sent, and
  * SEND's is its count only when it ran to its end (status 0); POLL's the
- * events the file reported.  max_item_ns is not looked at (it changes no
- * record);
+ * events the file reported.  PINGPONG's is its round trips, PIPELINE's
+ * the sink's sum.  max_item_ns is not looked at (it changes no record);
  * a request of a refused op or argument gives all zero.
  */
 static inline struct wsx_expect_rec
@@ -506,6 +557,19 @@ wsx_expect_record(const struct wsx_req *req)
 	case WSX_OP_RECV:	/* the values' sum: the senders decide it */
 	case WSX_OP_POLL:	/* revents: the file decides it */
 		r.result_known = false;
+		break;
+	/*
+	 * PINGPONG and PIPELINE: nodes is their items here, the least; the
+	 * module counts one more each time one of them parked and was
+	 * readied, or yielded.
+	 */
+	case WSX_OP_PINGPONG:
+		r.result = a[0];
+		r.nodes = wsx_expect_op_items(req);
+		break;
+	case WSX_OP_PIPELINE:
+		r.result = wsx_expect_pipeline_sum(a[1]);
+		r.nodes = wsx_expect_op_items(req);
 		break;
 	}
 	return r;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers of the kselftests whose items park (wsx_chan_test: SEND and
- * RECV on channels; wsx_netpoll_test: POLL on files): the fixture's
- * session and the module parameters it restores, submitting one item or
- * many, placing items over every place, the schedtrace line's threads
- * (the Ms) and waiting (the parked items) sampled and awaited, the bound
- * the Ms must keep while items wait, and what a closed session must not
- * leave behind.  The helpers given the harness's @_metadata ASSERT and
+ * RECV on channels; wsx_netpoll_test: POLL on files; wsx_chanops_test:
+ * PINGPONG and PIPELINE): the fixture's session and the module parameters
+ * it restores, submitting one item or many, placing items over every
+ * place, the schedtrace line's threads (the Ms) and waiting (the parked
+ * items) sampled and awaited, the bound the Ms must keep while items
+ * wait, the stats' counts of where readied items went, and what a closed
+ * session must not leave behind.  The helpers given the harness's @_metadata ASSERT and
  * log (TH_LOG()) as a test case does.
  */
 #ifndef _WSX_PARKED_H
@@ -263,6 +264,138 @@ static inline void close_parked(struct __test_metadata *_metadata, int fd,
 	TH_LOG("close() with %zu items waiting took %llu us", n,
 	       (unsigned long long)took / 1000);
 	EXPECT_GT(NSEC_PER_SEC, (__s64)took);
+}
+
+/* The stats the ping-pongs read: sums over the Ps, and the global line. */
+struct pp_counts {
+	long long runnext;	/* ready_runnext: readies into runnext */
+	long long displaced;	/* ready_displaced: ... that moved an item */
+	long long hits;		/* runnext_hits: run from own runnext */
+	long long stolen;	/* items thieves took */
+	long long parks;	/* item_parks: items that parked */
+	long long far;		/* ready_global + ready_inbox */
+};
+
+/*
+ * The counts in *@c, of a module of @nprocs Ps.  0; -EIO when the stats
+ * cannot be read; -ENOENT when they are not kept (stats=0: the keys are
+ * there, the counts stay 0) or lack a key (an older module).
+ */
+static inline int pp_sample(int nprocs, struct pp_counts *c)
+{
+	static char text[1 << 16];
+	static const char *const keys[] = { "ready_runnext", "ready_displaced",
+					    "runnext_hits", "item_parks" };
+	char kept[8] = "";
+	long long g, i;
+
+	if (wsx_test_param("stats", kept, sizeof(kept)) || kept[0] != 'Y')
+		return -ENOENT;
+	if (wsx_test_read_debugfs("stats", text, sizeof(text)) <= 0)
+		return -EIO;
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+		if (wsx_test_stat(text, 0, keys[k]) < 0)
+			return -ENOENT;
+	c->runnext = wsx_test_stat_sum(text, nprocs, "ready_runnext");
+	c->displaced = wsx_test_stat_sum(text, nprocs, "ready_displaced");
+	c->hits = wsx_test_stat_sum(text, nprocs, "runnext_hits");
+	c->stolen = wsx_test_stat_sum(text, nprocs, "stolen");
+	c->parks = wsx_test_stat_sum(text, nprocs, "item_parks");
+	g = wsx_test_stat(text, -1, "ready_global");
+	i = wsx_test_stat(text, -1, "ready_inbox");
+	if (g < 0 || i < 0)
+		return -ENOENT;
+	c->far = g + i;
+	return 0;
+}
+
+/* What run_sampled() saw of the schedtrace line while its items ran. */
+struct sched_seen {
+	bool traced;		/* in: sample the line */
+	long threads;		/* out: the most Ms seen */
+	long waiting;		/* out: the most parked items seen */
+	long samples;		/* out: the samples read */
+};
+
+/*
+ * Submit all @n of @reqs (user_data 0 .. @n - 1) on @fd and reap their
+ * records into recs[user_data], waiting 20 ms at a time and, when
+ * @seen->traced, sampling the schedtrace line after each wait, for at
+ * most @limit_ns (ASSERTed, as a record of another user_data is).
+ */
+static inline void run_sampled(struct __test_metadata *_metadata, int fd,
+			       struct wsx_req *reqs, size_t n,
+			       struct wsx_completion *recs, __s64 limit_ns,
+			       struct sched_seen *seen)
+{
+	static struct wsx_completion got[WSX_WAIT_MAX];
+	__u64 t0 = wsx_test_now_ns();
+	long threads, waiting, ret;
+	size_t done = 0;
+
+	ASSERT_EQ(0, submit_all(fd, reqs, n));
+	while (done < n) {
+		ret = wsx_test_wait(fd, got, WSX_WAIT_MAX, 1,
+				    20 * NSEC_PER_MSEC);
+		if (ret == -ETIMEDOUT)
+			ret = 0;
+		ASSERT_LE(0, ret);
+		for (long i = 0; i < ret; i++) {
+			ASSERT_GT(n, got[i].user_data);
+			recs[got[i].user_data] = got[i];
+		}
+		done += ret;
+		if (seen->traced && !sched_sample(&threads, &waiting)) {
+			seen->samples++;
+			if (threads > seen->threads)
+				seen->threads = threads;
+			if (waiting > seen->waiting)
+				seen->waiting = waiting;
+		}
+		ASSERT_GT(limit_ns, (__s64)(wsx_test_now_ns() - t0)) {
+			TH_LOG("%zu of %zu records after %lld s", done, n,
+			       (long long)(limit_ns / NSEC_PER_SEC));
+		}
+	}
+}
+
+/*
+ * A case's last check after run_sampled(): the schedtrace line was
+ * sampled and the Ms in it stayed at most @bound; without the line the
+ * case is skipped, saying so, unless a check before failed (a skip must
+ * not hide a failure).
+ */
+static inline void ms_stayed_bounded(struct __test_metadata *_metadata,
+				     const struct sched_seen *seen,
+				     long bound)
+{
+	if (!seen->traced) {
+		if (_metadata->passed)
+			SKIP(return, "no schedtrace in debugfs: threads not sampled");
+		return;
+	}
+	EXPECT_LT(0, seen->samples);
+	EXPECT_GE(bound, seen->threads);
+}
+
+/* Records by user_data, below 16: one not below, or twice, is bad. */
+struct ring_recs {
+	struct wsx_completion recs[16];
+	unsigned char seen[16];
+	int bad;
+};
+
+/* A wsx_test_rec_fn that stores a record in struct ring_recs @arg. */
+static inline bool ring_store(const struct wsx_completion *rec, void *arg)
+{
+	struct ring_recs *r = arg;
+
+	if (rec->user_data >= 16 || r->seen[rec->user_data]++) {
+		r->bad++;
+		return true;
+	}
+	r->recs[rec->user_data] = *rec;
+	return true;
 }
 
 /*

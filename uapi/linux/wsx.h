@@ -158,7 +158,9 @@ struct wsx_version {
  * PIPELINE does, and a POLL from its wait until it ends).  The channels of a
  * PINGPONG or a PIPELINE are not the session's and have no id; when one of
  * its items ends early (-ECANCELED at close(), -EAGAIN, -ENOMEM), it closes
- * them, the others end too, and the record's status is that item's.
+ * them, the others end too, and the record's status is that item's.  An
+ * op's items count at once as they wait and are readied: a PINGPONG needs
+ * max_parked of 2 at least, a PIPELINE up to its stages + 2.
  * The result counts what was done before a non-zero status.
  *
  * An argument over its limit gives -E2BIG, any other bad argument -EINVAL.
@@ -261,7 +263,9 @@ struct wsx_submit {
  * @user_data:	the item's user_data
  * @result:	the op's result (see enum wsx_op)
  * @status:	0, or -ENOMEM when the item could not spawn all its nodes;
- *		SEND and RECV have their own (see enum wsx_op)
+ *		SEND, RECV, POLL, PINGPONG and PIPELINE have their own (see
+ *		enum wsx_op); -ECANCELED reaches no record (a closed
+ *		session's are dropped), only the wsx_item_end tracepoint
  * @cpu:	CPU that ran the item itself (not its spawned children)
  * @queued_ns:	CLOCK_MONOTONIC ns when the item was queued
  * @started_ns:	... when it started to run
@@ -269,7 +273,8 @@ struct wsx_submit {
  * @nodes:	items that ran for it: 1, or every node of a SPAWN, FIB or
  *		CRC32C tree (2 x chunks - 1 for CRC32C), modulo 2^32; for
  *		SEND and RECV, its runs: 1, plus one after each wait and
- *		after each yield (every 64 values that went on at once)
+ *		after each yield (every 64 values that went on at once);
+ *		for PINGPONG and PIPELINE, the runs of all its items
  * @reserved:	zero
  *
  * @cpu and the three times are always filled in records of WSX_IOC_WAIT;
@@ -490,7 +495,8 @@ struct wsx_chan_create {
  *				argument out of range
  *			-E2BIG	count over WSX_SUBMIT_MAX, or an argument over
  *				its limit (max_item_ns, tree size, buffer size,
- *				WSX_DELAY_MAX_NS)
+ *				WSX_DELAY_MAX_NS, WSX_CHAN_COUNT_MAX,
+ *				WSX_PIPELINE_MAX_STAGES)
  *			-ENXIO	WSX_PLACE_P on a P that does not exist or
  *				whose CPU is offline
  *			-ENOENT	SEND or RECV on a channel id the session

@@ -82,6 +82,20 @@ void wsx_item_poll(struct wsx_req *item, int fd, unsigned int events,
 	item->args[2] = timeout_ns;
 }
 
+void wsx_item_pingpong(struct wsx_req *item, __u64 rounds, __u64 user_data)
+{
+	item_init(item, WSX_OP_PINGPONG, user_data);
+	item->args[0] = rounds;
+}
+
+void wsx_item_pipeline(struct wsx_req *item, unsigned int stages,
+		       __u64 values, __u64 user_data)
+{
+	item_init(item, WSX_OP_PIPELINE, user_data);
+	item->args[0] = stages;
+	item->args[1] = values;
+}
+
 void wsx_item_place(struct wsx_req *item, enum wsx_place place,
 		    unsigned int target)
 {

@@ -349,6 +349,24 @@ static int run_poll(const struct wsx_req *it, struct wsx_completion *c,
 }
 
 /*
+ * PINGPONG and PIPELINE (ABI 1.4) of accepted @it into @c, run at once to
+ * their end, their result as wsx_op_expect.h predicts it.  Their own
+ * items' waits are not modelled but the first: an item of the op must
+ * wait before any value moves (its channels are unbuffered), so when the
+ * session's waiting items (RECVs, POLLs) number max_parked already, it
+ * ends -EAGAIN having made nothing, result 0.
+ */
+static void run_chan_shape(const struct wsx_req *it, struct wsx_completion *c)
+{
+	if (parked() >= fakewsx.max_parked) {
+		c->status = -EAGAIN;
+		c->nodes = wsx_expect_op_items(it);	/* all were spawned */
+		return;
+	}
+	run_op(it, c);
+}
+
+/*
  * Ends the waiting POLLs whose file reports an event or whose timeout has
  * passed, after waiting up to @wait_ns (negative: no bound) for the first
  * of them.  0, or -EINTR when a signal cut the wait short.
@@ -472,6 +490,10 @@ static int run_item(const struct wsx_req *it, __u16 flags_ok,
 		if (ret)
 			return ret;
 	}
+	/* an op the module does not know */
+	if ((it->op == WSX_OP_PINGPONG || it->op == WSX_OP_PIPELINE) &&
+	    fakewsx.version.abi_minor < 4)
+		return -EINVAL;
 	*waits = false;
 	c->cpu = fakewsx.queued % fakewsx.version.nprocs;
 	c->queued_ns = c->started_ns = now_ns();
@@ -482,6 +504,8 @@ static int run_item(const struct wsx_req *it, __u16 flags_ok,
 	} else if (it->op == WSX_OP_POLL) {
 		c->nodes = 1;
 		*waits = run_poll(it, c, to_ring);
+	} else if (it->op == WSX_OP_PINGPONG || it->op == WSX_OP_PIPELINE) {
+		run_chan_shape(it, c);
 	} else {
 		run_op(it, c);
 	}

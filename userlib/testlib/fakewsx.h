@@ -23,7 +23,11 @@
  * (two queues) ends it -EOPNOTSUPP, a ready file with its events at once,
  * and one that would wait while max_parked items (its RECVs and POLLs)
  * wait -EAGAIN; on a module before ABI 1.3 (FAKEWSX_ABI_MINOR) POLL is an
- * unknown op, -EINVAL.  Not thread-safe.
+ * unknown op, -EINVAL.  PINGPONG and PIPELINE (ABI 1.4) with the module's
+ * checks, run at once to their result (the round trips, the sink's sum);
+ * one submitted while max_parked items wait ends -EAGAIN, result 0 (its
+ * first wait would meet the limit: its own items' waits are not
+ * modelled); before ABI 1.4 an unknown op, -EINVAL.  Not thread-safe.
  *
  * Linked into a test program, the test sets the knobs of `fakewsx`.  Built
  * as fakewsx.so and preloaded, it takes them from the environment:

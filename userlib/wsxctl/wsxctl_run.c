@@ -56,6 +56,17 @@ const char run_help[] =
 	"                              is written once, in random order; the\n"
 	"                              time from a write to its items' records\n"
 	"                              is printed\n"
+	"  pingpong N                  each item is Go's ping-pong inside the\n"
+	"                              module: two items hand one value back\n"
+	"                              and forth N round trips (2N handoffs)\n"
+	"                              over channels of its own; the result\n"
+	"                              is checked against N, and the ns per\n"
+	"                              handoff printed\n"
+	"  pipeline STAGES VALUES      each item is a pipeline inside the\n"
+	"                              module: 1 .. VALUES sent through STAGES\n"
+	"                              stage items to a sink; the result is\n"
+	"                              checked against VALUES(VALUES + 1)/2,\n"
+	"                              and the ns per value printed\n"
 	"\n"
 	"Options:\n"
 	"  -n, --count N      items to submit (default 1; poll: N)\n"
@@ -96,12 +107,21 @@ static const struct op_desc ops[] = {
 	[WSX_OP_SEND]	= { "send", 1, "N", { WSX_CHAN_COUNT_MAX } },
 	[WSX_OP_RECV]	= { "recv", 1, "N", { WSX_CHAN_COUNT_MAX } },
 	[WSX_OP_POLL]	= { "poll", 1, "N", { MAX_COUNT } },
+	[WSX_OP_PINGPONG] = { "pingpong", 1, "N", { UINT64_MAX } },
+	[WSX_OP_PIPELINE] = { "pipeline", 2, "STAGES VALUES",
+			      { UINT_MAX, UINT64_MAX } },
 };
 
 /* SEND and RECV run with one more item, the other side, as item 0. */
 static bool chan_op(enum wsx_op op)
 {
 	return op == WSX_OP_SEND || op == WSX_OP_RECV;
+}
+
+/* PINGPONG and PIPELINE: one request runs many items over its channels. */
+static bool shape_op(enum wsx_op op)
+{
+	return op == WSX_OP_PINGPONG || op == WSX_OP_PIPELINE;
 }
 
 /* poll: the eventfds, and what the run saw of them. */
@@ -145,6 +165,8 @@ struct run {
 	bool other_seen;	/* the other side's record (item 0) */
 	struct wsx_completion other;
 	struct run_poll poll;
+	/* pingpong, pipeline: their records' start to finish, status 0 */
+	uint64_t timed, timed_ns, timed_min_ns;
 };
 
 /* 0 + 1 + ... + (n - 1), modulo 2^64: the values the channel carries. */
@@ -322,6 +344,16 @@ static void fill_run_item(struct wsx_req *item, uint64_t index, void *ctx)
 		if (!r->ioctl)
 			item->flags |= WSX_REQ_TIMESTAMPS;
 		break;
+	case WSX_OP_PINGPONG:
+	case WSX_OP_PIPELINE:
+		if (r->op == WSX_OP_PINGPONG)
+			wsx_item_pingpong(item, r->args[0], index);
+		else
+			wsx_item_pipeline(item, r->args[0], r->args[1], index);
+		/* the times of its record, for the ns per handoff (rings) */
+		if (!r->ioctl)
+			item->flags |= WSX_REQ_TIMESTAMPS;
+		break;
 	case WSX_OP_SPIN:
 		wsx_item_spin(item, r->args[0], index);
 		break;
@@ -360,6 +392,14 @@ static bool mark_seen(struct run *r, uint64_t user_data)
 	return true;
 }
 
+/* pingpong, pipeline: a record of status 0 that took @ns in the module. */
+static void shape_record(struct run *r, uint64_t ns)
+{
+	if (!r->timed++ || ns < r->timed_min_ns)
+		r->timed_min_ns = ns;
+	r->timed_ns += ns;
+}
+
 static void complete_run_item(const struct wsx_completion *rec, void *ctx)
 {
 	struct run *r = ctx;
@@ -378,6 +418,9 @@ static void complete_run_item(const struct wsx_completion *rec, void *ctx)
 		r->sum += rec->result;
 	if (r->op == WSX_OP_POLL && !rec->status)
 		poll_record(&r->poll, rec, rec->user_data % r->args[0]);
+	if (shape_op(r->op) && !rec->status &&
+	    rec->finished_ns > rec->started_ns && rec->started_ns)
+		shape_record(r, rec->finished_ns - rec->started_ns);
 	if (rec->status) {
 		if (!r->failures++)
 			r->first_status = rec->status;
@@ -513,6 +556,15 @@ static int parse_op(const struct cmd *cmd, struct run *r, int argc,
 	if (r->op == WSX_OP_POLL && !r->args[0])
 		return usage_error(cmd, "bad poll argument '0': eventfds 1..%u",
 				   MAX_COUNT);
+	if (r->op == WSX_OP_PINGPONG && !r->args[0])
+		return usage_error(cmd, "bad pingpong argument '0': round trips 1..%llu",
+				   WSX_CHAN_COUNT_MAX);
+	if (r->op == WSX_OP_PIPELINE && !r->args[0])
+		return usage_error(cmd, "bad pipeline STAGES '0': stages 1..%u",
+				   WSX_PIPELINE_MAX_STAGES);
+	if (r->op == WSX_OP_PIPELINE && !r->args[1])
+		return usage_error(cmd, "bad pipeline VALUES '0': values 1..%llu",
+				   WSX_CHAN_COUNT_MAX);
 	if (r->op == WSX_OP_POLL && !r->count_given)
 		r->count = r->args[0];
 	if (r->op == WSX_OP_POLL && r->count < r->args[0])
@@ -574,6 +626,43 @@ static bool print_chan_result(const struct run *r)
 	}
 	putchar('\n');
 	return ok && !o->status;
+}
+
+/* 1 + 2 + ... + @n modulo 2^64: a pipeline's result (0 + ... + n). */
+static uint64_t pipeline_sum(uint64_t n)
+{
+	return values_sum(n + 1);
+}
+
+/*
+ * pingpong and pipeline: what each item moved (the handoffs of a
+ * ping-pong, the values of a pipeline) and the ns per one of them, over
+ * the wall time (all items) and in the module (each record's start to
+ * finish: the mean and the fastest).
+ */
+static void print_shape_result(const struct run *r, double secs)
+{
+	bool pp = r->op == WSX_OP_PINGPONG;
+	uint64_t per = pp ? 2 * r->args[0] : r->args[1];
+	double total = (double)per * r->count;
+
+	if (pp)
+		printf("handoffs:    %llu per item (2 per round trip), %.0f in all: %.1f ns per handoff over the wall time\n",
+		       (unsigned long long)per, total,
+		       total > 0 ? secs * 1e9 / total : 0);
+	else
+		printf("values:      %llu per item through %llu stages (%llu handoffs each), %.0f in all: %.1f ns per value over the wall time\n",
+		       (unsigned long long)per,
+		       (unsigned long long)r->args[0],
+		       (unsigned long long)r->args[0] + 1, total,
+		       total > 0 ? secs * 1e9 / total : 0);
+	if (!r->timed) {
+		puts("in module:   unknown, no record of status 0 with its times");
+		return;
+	}
+	printf("in module:   %.1f ns per %s, an item's start to finish (mean of %llu; the fastest %.1f ns)\n",
+	       (double)r->timed_ns / r->timed / per, pp ? "handoff" : "value",
+	       (unsigned long long)r->timed, (double)r->timed_min_ns / per);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -654,6 +743,17 @@ static bool print_result(const struct run *r)
 	}
 	if (r->op == WSX_OP_POLL && r->result != POLLIN) {
 		printf(", WRONG: revents POLLIN (%d) expected\n", POLLIN);
+		return false;
+	}
+	if (r->op == WSX_OP_PINGPONG && r->result != r->args[0]) {
+		printf(", WRONG: %llu round trips expected\n",
+		       (unsigned long long)r->args[0]);
+		return false;
+	}
+	if (r->op == WSX_OP_PIPELINE && r->result != pipeline_sum(r->args[1])) {
+		printf(", WRONG: 1 + 2 + ... + %llu = %llu\n",
+		       (unsigned long long)r->args[1],
+		       (unsigned long long)pipeline_sum(r->args[1]));
 		return false;
 	}
 	putchar('\n');
@@ -772,9 +872,34 @@ static void explain_e2big(const struct run *r)
 		fprintf(stderr, "wsxctl run: --chan %u is over the module parameter max_chan_cap\n",
 			r->cap);
 		break;
+	case WSX_OP_PINGPONG:
+		fprintf(stderr, "wsxctl run: pingpong's N is at most %llu round trips\n",
+			WSX_CHAN_COUNT_MAX);
+		break;
+	case WSX_OP_PIPELINE:
+		fprintf(stderr, "wsxctl run: a pipeline has at most %u STAGES and %llu VALUES\n",
+			WSX_PIPELINE_MAX_STAGES, WSX_CHAN_COUNT_MAX);
+		break;
 	default:
 		break;
 	}
+}
+
+/*
+ * pingpong and pipeline: their items wait for each other.  After items
+ * ended with -EAGAIN: the limit they met, and how to raise it.
+ */
+static void explain_shape(const struct run *r)
+{
+	uint64_t items = r->op == WSX_OP_PINGPONG ? 2 : r->args[0] + 2;
+
+	if (!r->failures || r->first_status != -EAGAIN)
+		return;
+	fprintf(stderr, "wsxctl run: %s: items ended with EAGAIN: one of the %llu items each runs had to wait while the session had as many waiting as",
+		ops[r->op].name, (unsigned long long)items);
+	explain_param("max_parked", "",
+		      r->count > UINT64_MAX / items ? UINT64_MAX :
+		      r->count * items);
 }
 
 /* Prints the summary; false if something went wrong. */
@@ -792,6 +917,9 @@ static bool print_summary(struct run *r, const struct job *job)
 	ok = print_result(r);
 	if (r->op == WSX_OP_POLL)
 		ok = print_poll_result(r) && ok;
+	/* the ns per handoff or value of a run whose items all ran through */
+	if (shape_op(r->op) && !r->failures)
+		print_shape_result(r, secs);
 	printf("failures:    %llu", (unsigned long long)r->failures);
 	if (r->failures)
 		printf(", the first: %s (%s)", strerror(-r->first_status),
@@ -801,10 +929,31 @@ static bool print_summary(struct run *r, const struct job *job)
 		explain_e2big(r);
 	if (r->op == WSX_OP_POLL)
 		explain_poll(r, job);
+	if (shape_op(r->op))
+		explain_shape(r);
 	if (r->bogus)
 		printf("bogus:       %llu records with unknown or repeated "
 		       "user_data\n", (unsigned long long)r->bogus);
 	return ok && !r->failures && !r->bogus;
+}
+
+/*
+ * The module must know @r's op, @name, which ABI 1.@minor added: 0, or
+ * EXIT_FAILURE once reported.
+ */
+static int need_op(const struct run *r, struct wsx *w, const char *name,
+		   unsigned int minor)
+{
+	struct wsx_version v;
+	int ret = wsx_version(w, &v);
+
+	if (ret)
+		return report("version", ret);
+	if (v.abi_minor >= minor)
+		return 0;
+	fprintf(stderr, "wsxctl: %s needs the op %s, which the module (ABI %u.%u, before 1.%u) has not\n",
+		ops[r->op].name, name, v.abi_major, v.abi_minor, minor);
+	return EXIT_FAILURE;
 }
 
 /*
@@ -813,16 +962,10 @@ static bool print_summary(struct run *r, const struct job *job)
  */
 static int poll_open(struct run *r, struct wsx *w)
 {
-	struct wsx_version v;
-	int ret = wsx_version(w, &v);
+	int ret = need_op(r, w, "POLL", 3);
 
 	if (ret)
-		return report("version", ret);
-	if (v.abi_minor < 3) {
-		fprintf(stderr, "wsxctl: poll needs the op POLL, which the module (ABI %u.%u, before 1.3) has not\n",
-			v.abi_major, v.abi_minor);
-		return EXIT_FAILURE;
-	}
+		return ret;
 	ret = poll_setup(&r->poll, r->args[0], r->count);
 	if (!ret)
 		return 0;
@@ -865,6 +1008,12 @@ static int run_items(struct run *r)
 			return EXIT_FAILURE;
 		}
 		job.all_in = poll_all_in;
+	}
+	if (shape_op(r->op) &&
+	    need_op(r, job.w, r->op == WSX_OP_PINGPONG ? "PINGPONG" :
+		    "PIPELINE", 4)) {
+		wsx_close(job.w);
+		return EXIT_FAILURE;
 	}
 	stats_err = wsx_stats_read(&before);
 	ret = run_job(&job);

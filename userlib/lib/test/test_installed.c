@@ -99,6 +99,24 @@ static void check_chans(struct wsx *w)
 }
 
 /*
+ * Reaps @n records into @recs, @timeout_ns at most for each WAIT: how
+ * many came (fewer when a WAIT failed, which is reported).
+ */
+static int wait_all(struct wsx *w, struct wsx_completion *recs, int n,
+		    int64_t timeout_ns)
+{
+	int got = 0, ret;
+
+	while (got < n) {
+		ret = wsx_wait(w, recs + got, n - got, 1, timeout_ns);
+		if (!ktap_check(ret > 0, "wait returns records (%d)", ret))
+			break;
+		got += ret;
+	}
+	return got;
+}
+
+/*
  * POLL (ABI 1.3): an eventfd written after the item was queued ends it
  * with POLLIN; another item times out after 1 ms with -ETIME; a regular
  * file and a timerfd (pollable, but not a socket, a pipe or an eventfd)
@@ -109,7 +127,7 @@ static void check_poll(struct wsx *w)
 {
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), sv[2];
 	struct wsx_completion recs[2];
-	int efd = eventfd(0, EFD_CLOEXEC), n, got = 0, i;
+	int efd = eventfd(0, EFD_CLOEXEC), got, i;
 	struct wsx_req items[2];
 	FILE *file = tmpfile();
 	uint64_t one = 1;
@@ -136,12 +154,7 @@ static void check_poll(struct wsx *w)
 	wsx_item_poll(&items[1], efd, POLLPRI, 1000000, 1);
 	KTAP_EQ(wsx_submit(w, items, 2, NULL), 2, "two POLLs of an eventfd");
 	KTAP_EQ(write(efd, &one, sizeof(one)), sizeof(one), "... written");
-	while (got < 2) {
-		n = wsx_wait(w, recs + got, 2 - got, 1, 10000000000LL);
-		if (!ktap_check(n > 0, "wait returns records (%d)", n))
-			break;
-		got += n;
-	}
+	got = wait_all(w, recs, 2, 10000000000LL);
 	for (i = 0; i < got; i++) {
 		if (recs[i].user_data == 0) {
 			KTAP_EQ(recs[i].status, 0, "POLLIN: status 0");
@@ -152,6 +165,32 @@ static void check_poll(struct wsx *w)
 	}
 	fclose(file);
 	close(efd);
+}
+
+/*
+ * PINGPONG and PIPELINE (ABI 1.4), over channels of their own: 1,000
+ * round trips and 1,000 values through 8 stages end with their results;
+ * 65 stages are refused with -E2BIG.
+ */
+static void check_chanops(struct wsx *w)
+{
+	struct wsx_completion recs[2];
+	struct wsx_req items[2];
+	int got;
+
+	wsx_item_pipeline(&items[0], WSX_PIPELINE_MAX_STAGES + 1, 1, 0);
+	KTAP_EQ(wsx_submit(w, items, 1, NULL), -E2BIG,
+		"a PIPELINE of 65 stages: -E2BIG");
+	wsx_item_pingpong(&items[0], 1000, 0);
+	wsx_item_pipeline(&items[1], 8, 1000, 1);
+	KTAP_EQ(wsx_submit(w, items, 2, NULL), 2, "a PINGPONG and a PIPELINE");
+	got = wait_all(w, recs, 2, 60000000000LL);
+	for (int i = 0; i < got; i++) {
+		KTAP_EQ(recs[i].status, 0, "item %llu: status 0",
+			(unsigned long long)recs[i].user_data);
+		KTAP_EQ(recs[i].result, recs[i].user_data ? 500500 : 1000,
+			"... its result (1,000 round trips; 1 + ... + 1000)");
+	}
 }
 
 int main(void)
@@ -177,6 +216,11 @@ int main(void)
 	else
 		printf("# ABI %u.%u: no POLL to check\n", v.abi_major,
 		       v.abi_minor);
+	if (v.abi_minor >= 4)
+		check_chanops(w);
+	else
+		printf("# ABI %u.%u: no PINGPONG or PIPELINE to check\n",
+		       v.abi_major, v.abi_minor);
 	KTAP_EQ(wsx_stats_read(&st), 0, "wsx_stats_read");
 	KTAP_EQ(st.nprocs, v.nprocs, "stats have a line per P");
 	wsx_stats_free(&st);

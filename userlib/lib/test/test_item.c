@@ -90,6 +90,32 @@ static void check_fill(void)
 				  .args = { UINT64_MAX, 4 } };
 	ktap_check(item_is(&item, &want),
 		   "poll: a negative fd over INT_MAX, for -EBADF");
+
+	dirty(&item);
+	wsx_item_pingpong(&item, WSX_CHAN_COUNT_MAX, 11);
+	want = (struct wsx_req){ .user_data = 11, .op = WSX_OP_PINGPONG,
+				  .args = { WSX_CHAN_COUNT_MAX } };
+	ktap_check(item_is(&item, &want), "pingpong: rounds");
+
+	dirty(&item);
+	wsx_item_pingpong(&item, WSX_CHAN_COUNT_MAX + 1, 12);
+	want = (struct wsx_req){ .user_data = 12, .op = WSX_OP_PINGPONG,
+				  .args = { WSX_CHAN_COUNT_MAX + 1 } };
+	ktap_check(item_is(&item, &want),
+		   "pingpong: rounds over the limit kept, for -E2BIG");
+
+	dirty(&item);
+	wsx_item_pipeline(&item, WSX_PIPELINE_MAX_STAGES, 100000, 13);
+	want = (struct wsx_req){ .user_data = 13, .op = WSX_OP_PIPELINE,
+				  .args = { WSX_PIPELINE_MAX_STAGES, 100000 } };
+	ktap_check(item_is(&item, &want), "pipeline: stages, values");
+
+	dirty(&item);
+	wsx_item_pipeline(&item, UINT32_MAX, UINT64_MAX, 14);
+	want = (struct wsx_req){ .user_data = 14, .op = WSX_OP_PIPELINE,
+				  .args = { UINT32_MAX, UINT64_MAX } };
+	ktap_check(item_is(&item, &want),
+		   "pipeline: stages and values over the limits kept, for -E2BIG");
 }
 
 static void check_place(void)

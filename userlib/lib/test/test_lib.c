@@ -12,7 +12,11 @@
  * pair, a UDP socket and a pipe taken, a FIFO open for
  * reading and writing (two queues), an eventfd written after the item
  * waits, a closed descriptor, timeouts, max_parked (a ready file ends
- * whatever it says), both doors, a module without it.
+ * whatever it says), both doors, a module without it; PINGPONG and
+ * PIPELINE (wsx_item_pingpong(), wsx_item_pipeline()): every refusal,
+ * their results at the limits, no session channel needed (and none
+ * used: the next channel's id is 1), max_parked, both doors, a module
+ * without them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -618,6 +622,155 @@ static void check_poll(void)
 	close(keep);
 }
 
+/* Submits @item alone and reaps its record into *@rec: 0, or -errno. */
+static int run_one(struct wsx *w, struct wsx_req *item,
+		   struct wsx_completion *rec)
+{
+	int ret = wsx_submit(w, item, 1, NULL);
+
+	if (ret != 1)
+		return ret < 0 ? ret : -EPROTO;
+	ret = wsx_wait(w, rec, 1, 1, 0);
+	return ret == 1 ? 0 : ret < 0 ? ret : -EPROTO;
+}
+
+/* Each refusal of PINGPONG and PIPELINE, as the module's at submission. */
+static void check_chanops_refused(struct wsx *w)
+{
+	static const struct {
+		enum wsx_op op;
+		__u64 args[4];
+		int err;
+		const char *what;
+	} bad[] = {
+		{ WSX_OP_PINGPONG, { 0 }, -EINVAL, "pingpong: 0 rounds" },
+		{ WSX_OP_PINGPONG, { WSX_CHAN_COUNT_MAX + 1 }, -E2BIG,
+		  "pingpong: rounds over WSX_CHAN_COUNT_MAX" },
+		{ WSX_OP_PINGPONG, { UINT64_MAX }, -E2BIG,
+		  "pingpong: rounds 2^64 - 1" },
+		{ WSX_OP_PINGPONG, { 1, 1 }, -EINVAL, "pingpong: args[1] set" },
+		{ WSX_OP_PINGPONG, { 1, 0, 1 }, -EINVAL, "pingpong: args[2] set" },
+		{ WSX_OP_PINGPONG, { 1, 0, 0, 1 }, -EINVAL,
+		  "pingpong: args[3] set" },
+		{ WSX_OP_PIPELINE, { 0, 1 }, -EINVAL, "pipeline: 0 stages" },
+		{ WSX_OP_PIPELINE, { 1, 0 }, -EINVAL, "pipeline: 0 values" },
+		{ WSX_OP_PIPELINE, { WSX_PIPELINE_MAX_STAGES + 1, 1 }, -E2BIG,
+		  "pipeline: 65 stages" },
+		{ WSX_OP_PIPELINE, { 1, WSX_CHAN_COUNT_MAX + 1 }, -E2BIG,
+		  "pipeline: values over WSX_CHAN_COUNT_MAX" },
+		{ WSX_OP_PIPELINE, { 1, 1, 1 }, -EINVAL, "pipeline: args[2] set" },
+		{ WSX_OP_PIPELINE, { 1, 1, 0, 1 }, -EINVAL,
+		  "pipeline: args[3] set" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		wsx_item_nop(&items[0], i);
+		items[0].op = bad[i].op;
+		memcpy(items[0].args, bad[i].args, sizeof(items[0].args));
+		KTAP_EQ(wsx_submit(w, items, 1, NULL), bad[i].err, "%s",
+			bad[i].what);
+	}
+	KTAP_EQ(wsx_wait(w, recs, 64, 0, 0), 0, "... none queued");
+}
+
+static void check_chanops(void)
+{
+	struct wsx *w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	const struct wsx_completion *got[8];
+	int efd = eventfd(0, EFD_CLOEXEC), err = 0, n;
+	struct wsx_completion rec;
+	struct wsx_ring *r;
+	unsigned int id = 0;
+
+	if (!ktap_check(w && efd >= 0, "chanops: a session, an eventfd"))
+		return;
+	check_chanops_refused(w);
+
+	wsx_item_pingpong(&items[0], 1, 1);
+	KTAP_EQ(run_one(w, items, &rec), 0, "pingpong(1)");
+	KTAP_EQ(rec.status, 0, "... status 0");
+	KTAP_EQ(rec.result, 1, "... one round trip");
+	wsx_item_pingpong(&items[0], WSX_CHAN_COUNT_MAX, 2);
+	KTAP_EQ(run_one(w, items, &rec), 0, "pingpong(WSX_CHAN_COUNT_MAX)");
+	KTAP_EQ(rec.result, WSX_CHAN_COUNT_MAX, "... as many round trips");
+	wsx_item_pipeline(&items[0], 1, 1, 3);
+	KTAP_EQ(run_one(w, items, &rec), 0, "pipeline(1, 1)");
+	KTAP_EQ(rec.result, 1, "... the sink got 1");
+	wsx_item_pipeline(&items[0], 8, 100000, 4);
+	KTAP_EQ(run_one(w, items, &rec), 0, "pipeline(8, 100000)");
+	KTAP_EQ(rec.result, 5000050000ULL, "... 1 + ... + 100000");
+	wsx_item_pipeline(&items[0], WSX_PIPELINE_MAX_STAGES, 1000, 5);
+	KTAP_EQ(run_one(w, items, &rec), 0, "pipeline(64, 1000)");
+	KTAP_EQ(rec.status, 0, "... status 0");
+	KTAP_EQ(rec.result, 500500, "... 1 + ... + 1000");
+	wsx_item_pipeline(&items[0], 2, WSX_CHAN_COUNT_MAX, 6);
+	KTAP_EQ(run_one(w, items, &rec), 0, "pipeline(2, WSX_CHAN_COUNT_MAX)");
+	KTAP_EQ(rec.result, 9223372034707292160ULL,
+		"... (2^32 - 1) 2^32 / 2, no overflow on the way");
+	KTAP_EQ(fakewsx.calls[NR_CHAN_CREATE], 0, "... with no channel made");
+	KTAP_EQ(wsx_chan_create(w, 0, &id), 0, "chanops: then a channel");
+	KTAP_EQ(id, 1, "... the session's first: the ops took no id");
+
+	/* a waiting POLL fills max_parked: the op's first wait meets it */
+	fakewsx.max_parked = 1;
+	wsx_item_poll(&items[0], efd, POLLIN, 0, 7);
+	wsx_item_pingpong(&items[1], 10, 8);
+	wsx_item_pipeline(&items[2], 3, 10, 9);
+	KTAP_EQ(wsx_submit(w, items, 3, &err), 3,
+		"chanops: a POLL waits, max_parked 1; a PINGPONG, a PIPELINE");
+	KTAP_EQ(wsx_wait(w, recs, 64, 2, 0), 2, "... both end at once");
+	for (int i = 0; i < 2; i++) {
+		KTAP_EQ(recs[i].status, -EAGAIN, "... %llu: -EAGAIN",
+			(unsigned long long)recs[i].user_data);
+		KTAP_EQ(recs[i].result, 0, "... nothing made");
+	}
+	fakewsx.max_parked = 2;
+	KTAP_EQ(wsx_submit(w, items + 1, 2, NULL), 2,
+		"chanops: max_parked 2, one waiting");
+	KTAP_EQ(wsx_wait(w, recs, 64, 2, 0), 2, "... both end");
+	for (int i = 0; i < 2; i++) {
+		KTAP_EQ(recs[i].status, 0, "... %llu: status 0",
+			(unsigned long long)recs[i].user_data);
+		KTAP_EQ(recs[i].result, recs[i].user_data == 8 ? 10 : 55,
+			"... its result");
+	}
+
+	/* through the rings: results and refusals as records */
+	KTAP_EQ(wsx_ring_setup(w, 4, 8, 0, &r), 0, "chanops: rings");
+	wsx_item_pingpong(wsx_ring_get_req(r), 1000, 10);
+	wsx_item_pipeline(wsx_ring_get_req(r), 64, 1000, 11);
+	wsx_item_pipeline(wsx_ring_get_req(r), 65, 1, 12);
+	wsx_item_pingpong(wsx_ring_get_req(r), 0, 13);
+	KTAP_EQ(wsx_ring_submit(r, 4, 0), 4, "... two ops, two refused");
+	n = wsx_ring_peek(r, got, 8);
+	KTAP_EQ(n, 4, "... four records");
+	for (int i = 0; i < n; i++) {
+		static const __u64 want[] = { 1000, 500500, 0, 0 };
+		static const int status[] = { 0, 0, -E2BIG, -EINVAL };
+		unsigned int k = got[i]->user_data - 10;
+
+		if (!ktap_check(k < 4, "... of a request submitted (%llu)",
+				(unsigned long long)got[i]->user_data))
+			continue;
+		KTAP_EQ(got[i]->status, status[k], "... %u: its status", k);
+		KTAP_EQ(got[i]->result, want[k], "... %u: its result", k);
+	}
+	wsx_ring_seen(r, n);
+	wsx_ring_free(r);
+	wsx_close(w);	/* the POLL still waits: its record dropped */
+
+	w = open_fake(WSX_SUBMIT_MAX, WSX_WAIT_MAX);
+	fakewsx.version.abi_minor = 3;
+	wsx_item_pingpong(&items[0], 1, 1);
+	KTAP_EQ(wsx_submit(w, items, 1, NULL), -EINVAL,
+		"pingpong: a module before ABI 1.4 does not know the op");
+	wsx_item_pipeline(&items[0], 1, 1, 1);
+	KTAP_EQ(wsx_submit(w, items, 1, NULL), -EINVAL,
+		"pipeline: ... nor this one");
+	wsx_close(w);
+	close(efd);
+}
+
 int main(void)
 {
 	setenv("WSX_DEVICE", "/dev/null", 1);
@@ -630,5 +783,6 @@ int main(void)
 	check_ring();
 	check_chan();
 	check_poll();
+	check_chanops();
 	return ktap_done();
 }

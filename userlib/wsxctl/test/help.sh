@@ -6,6 +6,7 @@
 #
 #   help_commands             the commands that `wsxctl --help` lists
 #   help_options CMD          the long options of `wsxctl CMD --help`
+#   help_ops                  the ops that `wsxctl run --help` lists
 #   missing_from TEXT WORDS   the WORDS not in TEXT (FIXED=x: whole lines)
 #   none_missing WHAT WORDS   true when WORDS is empty, else prints them
 
@@ -16,6 +17,10 @@ help_commands() {
 help_options() {
 	./wsxctl "$1" --help | sed -n '/^Options:/,/^$/p' |
 		grep -o -- '--[a-z][a-z-]*' | sort -u
+}
+
+help_ops() {
+	./wsxctl run --help | sed -n '/^Ops:/,/^$/s/^  \([a-z][a-z0-9]*\) .*/\1/p'
 }
 
 missing_from() {

@@ -27,5 +27,14 @@ for cmd in $(help_commands); do
 	ok $? "wsxctl $cmd --<TAB> offers each option of $cmd --help"
 done
 
+# after run, every op that run --help lists
+ops=$(help_ops)
+[ "$(echo "$ops" | wc -w)" -ge 10 ]
+ok $? "wsxctl run --help lists the ops"
+offered_ops=$(complete_words wsxctl run '')
+missing=$(FIXED=x missing_from "$offered_ops" $ops)
+none_missing "wsxctl run <TAB> misses" "$missing"
+ok $? "wsxctl run <TAB> offers each op of run --help"
+
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -88,6 +88,18 @@ check_usage() {
 	has err "poll 5: --count 3 leaves eventfds no item waits for" \
 		"... says so"
 	expect 2 "run poll --chan" run poll 2 --chan 1
+	expect 2 "run pingpong 0" run pingpong 0
+	has err "bad pingpong argument '0': round trips 1..4294967295" \
+		"... names the range"
+	expect 2 "run pingpong without N" run pingpong
+	expect 2 "run pipeline without VALUES" run pipeline 8
+	has err "usage: pipeline STAGES VALUES" "... says how it is used"
+	expect 2 "run pipeline 0 stages" run pipeline 0 10
+	has err "bad pipeline STAGES '0': stages 1..64" "... names the range"
+	expect 2 "run pipeline 0 values" run pipeline 8 0
+	has err "bad pipeline VALUES '0': values 1..4294967295" \
+		"... names the range"
+	expect 2 "run pipeline --chan" run pipeline 2 2 --chan 1
 	expect 2 "run --delay over 10 s" run nop --delay 10000000001
 	has err "bad --delay '10000000001': ns 0..10000000000 (10 s)" \
 		"... names the range"
@@ -157,7 +169,7 @@ check_errors() {
 
 check_run() {
 	fake 0 "version" version
-	has out "module ABI:  1.3" "... prints the module's ABI"
+	has out "module ABI:  1.4" "... prints the module's ABI"
 	FAKEWSX_ABI_MAJOR=2 fake 1 "other ABI major" version
 	has err "(EPROTO)" "... names EPROTO"
 	fake 0 "run fib" run fib 20 --count 1000 --batch 64
@@ -196,6 +208,62 @@ check_run() {
 	has out "WRONG: fib(10) = 55" "... says the result is wrong"
 	check_run_chan
 	check_run_poll
+	check_run_shapes
+}
+
+# pingpong and pipeline: one request each, its result checked, the ns per
+# handoff or value printed; the module's refusals named with their limits.
+check_run_shapes() {
+	fake 0 "run pingpong" run pingpong 1000 --count 5
+	has out "result:      1000 (all equal)" "... each made its round trips"
+	has out "handoffs:    2000 per item (2 per round trip), 10000 in all: " \
+		"... counts the handoffs"
+	has out "ns per handoff over the wall time" "... the time per handoff"
+	has out "ns per handoff, an item's start to finish (mean of 5; the fastest " \
+		"... and in the module, from each record's times"
+	fake 0 "run pipeline --ioctl" run pipeline 8 1000 --ioctl
+	has out "result:      500500 (all equal)" "... the sink's sum"
+	has out "values:      1000 per item through 8 stages (9 handoffs each), 1000 in all: " \
+		"... counts the values"
+	has out "ns per value, an item's start to finish (mean of 1;" \
+		"... the time per value in the module"
+	fake 0 "run pipeline through the rings, more than the SQ" \
+		run pipeline 64 100 --count 600 --batch 16 --place global
+	has out "result:      5050 (all equal)" "... every item's sum"
+	has out "(mean of 600;" "... every record timed"
+	FAKEWSX_CORRUPT=1 fake 1 "run pingpong with wrong results" \
+		run pingpong 7
+	has out "WRONG: 7 round trips expected" "... says so"
+	FAKEWSX_CORRUPT=1 fake 1 "run pipeline with wrong results" \
+		run pipeline 2 4
+	has out "WRONG: 1 + 2 + ... + 4 = 10" "... says so"
+	fake 1 "run pipeline of 65 stages" run pipeline 65 10
+	has out "failures:    1, the first: Argument list too long (E2BIG)" \
+		"... the record says E2BIG"
+	has err "wsxctl run: a pipeline has at most 64 STAGES and 4294967295 VALUES" \
+		"... and the limits"
+	fake 1 "run pingpong --ioctl over WSX_CHAN_COUNT_MAX" \
+		run pingpong 4294967296 --ioctl
+	has err "wsxctl: submit: Argument list too long (E2BIG)" \
+		"... names E2BIG"
+	has err "wsxctl run: pingpong's N is at most 4294967295 round trips" \
+		"... and the limit"
+	WSX_PARAMETERS=$tmp/params FAKEWSX_MAX_PARKED=0 fake 1 \
+		"run pingpong at max_parked 0" run pingpong 10 --count 3
+	has out "failures:    3, the first: Resource temporarily unavailable (EAGAIN)" \
+		"... every item ends with EAGAIN"
+	! grep -q "^handoffs:" "$tmp/out"
+	ok $? "... and no time per handoff is printed"
+	has err "wsxctl run: pingpong: items ended with EAGAIN: one of the 2 items each runs had to wait while the session had as many waiting as the module parameter max_parked ($tmp/params/max_parked unreadable)" \
+		"... names max_parked"
+	FAKEWSX_ABI_MINOR=3 fake 1 "run pingpong on a module before ABI 1.4" \
+		run pingpong 2
+	has err "wsxctl: pingpong needs the op PINGPONG, which the module (ABI 1.3, before 1.4) has not" \
+		"... says so"
+	FAKEWSX_ABI_MINOR=3 fake 1 "run pipeline on a module before ABI 1.4" \
+		run pipeline 2 2
+	has err "wsxctl: pipeline needs the op PIPELINE, which the module (ABI 1.3, before 1.4) has not" \
+		"... says so"
 }
 
 # poll: eventfds written once the items wait; each record once, its

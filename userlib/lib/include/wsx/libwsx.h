@@ -448,6 +448,43 @@ void wsx_item_poll(struct wsx_req *item, int fd, unsigned int events,
 		   __u64 timeout_ns, __u64 user_data);
 
 /*
+ * wsx_item_pingpong, wsx_item_pipeline - fill a PINGPONG or PIPELINE item
+ * (ABI 1.4): Go's two channel shapes inside one request
+ * @item:	the item to fill; all its bytes are zeroed first
+ * @user_data:	returned in the item's completion record
+ *
+ *   pingpong	two items hand one value back and forth over two
+ *		unbuffered channels of the op's own, @rounds round trips
+ *		(1 .. WSX_CHAN_COUNT_MAX; two handoffs each, the pinger
+ *		sends first); the result is the round trips made
+ *   pipeline	a source item sends 1, 2, ... @values (1 ..
+ *		WSX_CHAN_COUNT_MAX) through @stages stage items (1 ..
+ *		WSX_PIPELINE_MAX_STAGES), each receiving from the one before
+ *		and sending on, to a sink item, over @stages + 1 unbuffered
+ *		channels of the op's own; the result is the sink's sum,
+ *		@values (@values + 1) / 2 modulo 2^64
+ *
+ * The op's channels are not the session's: no wsx_chan_create() first,
+ * and they count against no channel limit.  Each item of the op parks,
+ * holding no kernel thread, while it waits for the other side, and a
+ * readied item runs next on its readier's P.  Refused at submission: 0
+ * rounds, stages or values (-EINVAL), more than WSX_CHAN_COUNT_MAX rounds
+ * or values or WSX_PIPELINE_MAX_STAGES stages (-E2BIG).  The record's
+ * status: -EAGAIN (one of its items had to wait while the session had
+ * max_parked items waiting; each item of the op counts while it waits),
+ * -ENOMEM; closing the session ends the op (its record dropped).  The
+ * result counts what was done before a status other than 0.  Both
+ * doors take them, and the executor's threads may pick them up from the
+ * rings in WSX_RING_SQ_PICKUP mode.  Placed WSX_PLACE_LOCAL without
+ * delay, as the other helpers.
+ *
+ * Thread-safe.
+ */
+void wsx_item_pingpong(struct wsx_req *item, __u64 rounds, __u64 user_data);
+void wsx_item_pipeline(struct wsx_req *item, unsigned int stages,
+		       __u64 values, __u64 user_data);
+
+/*
  * wsx_item_place - choose where a filled item is queued
  * @item:	an item filled by one of the helpers above
  * @place:	WSX_PLACE_LOCAL, WSX_PLACE_P or WSX_PLACE_GLOBAL
