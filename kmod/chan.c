@@ -89,7 +89,11 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "chan.h"
 #include "wsx.h"
+
+/* Channels that exist, every user's (A: atomic) */
+static atomic_long_t wsx_chans_live = ATOMIC_LONG_INIT(0);
 
 /**
  * struct wsx_chan - a channel of u64 values
@@ -146,6 +150,7 @@ struct wsx_chan *wsx_chan_create(u32 cap, gfp_t gfp)
 	}
 	spin_lock_init(&c->lock);
 	refcount_set(&c->ref, 1);
+	atomic_long_inc(&wsx_chans_live);
 	c->cap = cap;
 	INIT_LIST_HEAD(&c->sendq);
 	INIT_LIST_HEAD(&c->recvq);
@@ -158,7 +163,14 @@ static void wsx_chan_put(struct wsx_chan *c)
 	if (refcount_dec_and_test(&c->ref)) {
 		kvfree(c->buf);
 		kfree(c);
+		atomic_long_dec(&wsx_chans_live);
 	}
+}
+
+/* Channels created and not yet freed, every user's. */
+long wsx_chans_count(void)
+{
+	return atomic_long_read(&wsx_chans_live);
 }
 
 /*

@@ -104,6 +104,9 @@
 /* wsx_polls_cancel_all(): items cancelled in one hold of the lock */
 #define WSX_POLL_CANCEL_BATCH	64
 
+/* POLLs counted in max_parked now, every session's (A: atomic) */
+static atomic_long_t wsx_polls_counted = ATOMIC_LONG_INIT(0);
+
 struct wsx_poll {
 	struct wait_queue_entry wait;	/* on *@head; func wsx_poll_wake() */
 	struct wait_queue_head *head;	/* the queue it is on, or NULL */
@@ -338,6 +341,7 @@ static int wsx_poll_own(struct wsx_poll *poll, __poll_t hint)
 		if (wsx_uchans_park_get(poll->chans))
 			return -EAGAIN;
 		poll->counted = true;
+		atomic_long_inc(&wsx_polls_counted);
 	}
 	/* runs again as itself, not flagged WSX_ITEM_ROOT: its job started */
 	wsx_item_init(item, item->fn, item->job);
@@ -416,8 +420,10 @@ static void wsx_poll_end(struct wsx_poll *poll)
 	spin_unlock(&ps->lock);
 	hrtimer_cancel(&poll->timeout);
 	poll->armed = false;
-	if (poll->counted)
+	if (poll->counted) {
 		wsx_uchans_park_put(poll->chans);
+		atomic_long_dec(&wsx_polls_counted);
+	}
 	poll->counted = false;
 }
 
@@ -561,6 +567,12 @@ int wsx_poll_run(struct wsx_poll *poll, struct wsx_item *item, u64 *revents)
 		wsx_poll_end(poll);
 	*revents = (__force u64)poll->revents;
 	return ret;
+}
+
+/* POLLs waiting for their files: from their first wait until they end. */
+long wsx_polls_waiting(void)
+{
+	return atomic_long_read(&wsx_polls_counted);
 }
 
 /* Free a POLL that has ended, or never ran. */

@@ -35,5 +35,6 @@ struct wsx_poll *wsx_poll_create(u64 fd, u64 events, u64 timeout_ns,
 				 struct wsx_uchans *chans);
 int wsx_poll_run(struct wsx_poll *poll, struct wsx_item *item, u64 *revents);
 void wsx_poll_free(struct wsx_poll *poll);
+long wsx_polls_waiting(void);
 
 #endif /* _WSX_POLL_H */

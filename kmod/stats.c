@@ -18,6 +18,8 @@
  *               nodes), one line per node index i, "node<i> nid=<kernel
  *               node> depth=<n> puts=<n> gets=<n>", then
  *               "global depth=<n> puts=<n> gets=<n> cancelled=<n>
+ *               waiting=<n> ready_inbox=<n> ready_global=<n>
+ *               io_wait=<n> chans=<n>
  *               threads=<n> threads_max=<n> threads_started=<n>
  *               threads_exited=<n> handoffs=<n> blocked=<n>
  *               wasted_checks=<n> wasted_ms=<n>" and the work
@@ -53,7 +55,9 @@
  * schedtrace line to the kernel log every so many ms, as Go's
  * GODEBUG=schedtrace does; with scheddetail=1 each is followed by one line
  * per node ("node<i>: nid=<n> ps=<n> running=<n> idle=<n> offline=<n>"),
- * one per P and one per M, as Go's scheddetail.
+ * one per P and one per M, as Go's scheddetail, then "parked: waiting=<n>
+ * io_wait=<n> chans=<n>" (Go's waiting goroutines by reason: IO wait, and
+ * the channels).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,8 +69,10 @@
 #include <linux/workqueue.h>
 
 #include "account.h"
+#include "chan.h"
 #include "fault.h"
 #include "monitor.h"
+#include "poll.h"
 #include "queue.h"
 #include "sched.h"
 #include "source.h"
@@ -150,6 +156,8 @@ static void wsx_global_stats_show(struct seq_file *sf)
 		   wsx_gq_len_all(), puts, gets,
 		   (s64)atomic64_read(&wsx_cancelled_jobs));
 	wsx_parked_show(sf);
+	seq_printf(sf, " io_wait=%ld chans=%ld", wsx_polls_waiting(),
+		   wsx_chans_count());
 }
 
 static int wsx_stats_show(struct seq_file *sf, void *unused)
@@ -385,6 +393,10 @@ static void wsx_scheddetail_print(void)
 			p && READ_ONCE(p->m) == m ? READ_ONCE(p->cur) : NULL);
 	}
 	spin_unlock(&wsx_sched.mlock);
+	/* Go's waiting goroutines by reason: IO wait, and the channels */
+	pr_info("  parked: waiting=%ld io_wait=%ld chans=%ld\n",
+		max(wsx_parked_left(), 0L), wsx_polls_waiting(),
+		wsx_chans_count());
 }
 
 static void wsx_schedtrace_fn(struct work_struct *work)

@@ -8,6 +8,8 @@
  */
 #include <ctype.h>
 #include <limits.h>
+#include <sys/eventfd.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -365,6 +367,108 @@ TEST_F_TIMEOUT(obs, schedtrace_ms_logs_the_documented_line, 120)
 	TH_LOG("%d schedtrace lines with their P and M lines", detailed);
 	EXPECT_LT(0, detailed);
 	kmsg_free(&log);
+}
+
+/*
+ * The last "parked:" line of scheddetail in @log: its counts, or false.
+ */
+static bool parked_line(const struct kmsg_lines *log, long *waiting,
+			long *io_wait, long *chans)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < log->n; i++) {
+		const char *p = strstr(log->line[i], "parked: ");
+
+		if (p && sscanf(p, "parked: waiting=%ld io_wait=%ld chans=%ld",
+				waiting, io_wait, chans) == 3)
+			found = true;
+	}
+	return found;
+}
+
+/* Poll the stats' global @key until it is @want, for up to 5 s. */
+static long long global_stat_becomes(const char *key, long long want)
+{
+	long long v = -1;
+
+	for (int i = 0; i < 100; i++) {
+		v = wsx_test_global_stat(key);
+		if (v == want)
+			break;
+		sleep_ms(50);
+	}
+	return v;
+}
+
+#define OBS_CHANS	5
+#define OBS_POLLS	3
+
+/*
+ * Go's waiting goroutines by reason: the stats' io_wait= counts the POLLs
+ * waiting for their files and chans= the channels that exist, and
+ * scheddetail's "parked:" line shows them with waiting=; a session with
+ * 5 channels and 3 POLLs waiting on eventfds moves each by as much, and
+ * its close() brings both back.
+ */
+TEST_F_TIMEOUT(obs, scheddetail_counts_parked_items_by_reason, 60)
+{
+	long long chans0, io0;
+	long waiting = -1, io_wait = -1, chans = -1;
+	struct kmsg_lines log = { 0 };
+	char old_ms[32], old_detail[32];
+	struct wsx_req reqs[OBS_POLLS];
+	int efd[OBS_POLLS], fd, kfd;
+
+	chans0 = wsx_test_global_stat("chans");
+	io0 = wsx_test_global_stat("io_wait");
+	if (chans0 < 0 || io0 < 0)
+		SKIP(return, "no io_wait= or chans= in the stats' global line");
+	fd = wsx_test_open();
+	ASSERT_LE(0, fd);
+	for (int i = 0; i < OBS_CHANS; i++) {
+		struct wsx_chan_create cc = { .cap = i };
+
+		ASSERT_EQ(0, wsx_test_ioctl(fd, WSX_IOC_CHAN_CREATE, &cc));
+	}
+	EXPECT_EQ(chans0 + OBS_CHANS, wsx_test_global_stat("chans"));
+	for (int i = 0; i < OBS_POLLS; i++) {
+		efd[i] = eventfd(0, EFD_CLOEXEC);
+		ASSERT_LE(0, efd[i]);
+		reqs[i] = wsx_test_req(WSX_OP_POLL, i, WSX_PLACE_LOCAL, 0,
+				       efd[i], EPOLLIN, 0);
+	}
+	ASSERT_EQ(OBS_POLLS, wsx_test_submit(fd, reqs, OBS_POLLS, NULL));
+	EXPECT_EQ(io0 + OBS_POLLS, global_stat_becomes("io_wait",
+							io0 + OBS_POLLS));
+
+	ASSERT_EQ(0, wsx_test_param("schedtrace_ms", old_ms, sizeof(old_ms)));
+	ASSERT_EQ(0, wsx_test_param("scheddetail", old_detail,
+				    sizeof(old_detail)));
+	kfd = open_kmsg_at_end();
+	ASSERT_LE(0, kfd);
+	ASSERT_EQ(0, wsx_test_param_set("scheddetail", "1"));
+	ASSERT_EQ(0, wsx_test_param_set("schedtrace_ms", "10"));
+	sleep_ms(100);
+	ASSERT_EQ(0, wsx_test_param_set("schedtrace_ms", "0"));
+	ASSERT_EQ(0, wsx_test_param_set("scheddetail", old_detail));
+	ASSERT_EQ(0, wsx_test_param_set("schedtrace_ms", old_ms));
+	sleep_ms(50);
+	kmsg_drain(kfd, &log);
+	close(kfd);
+	EXPECT_TRUE(parked_line(&log, &waiting, &io_wait, &chans));
+	TH_LOG("parked: waiting=%ld io_wait=%ld chans=%ld", waiting, io_wait,
+	       chans);
+	EXPECT_LE(OBS_POLLS, waiting);
+	EXPECT_EQ(io0 + OBS_POLLS, io_wait);
+	EXPECT_EQ(chans0 + OBS_CHANS, chans);
+	kmsg_free(&log);
+
+	close(fd);	/* cancels the POLLs, frees the channels */
+	EXPECT_EQ(io0, global_stat_becomes("io_wait", io0));
+	EXPECT_EQ(chans0, global_stat_becomes("chans", chans0));
+	for (int i = 0; i < OBS_POLLS; i++)
+		close(efd[i]);
 }
 
 /* ---- (b) tracepoints against the counters ---------------------------- */
