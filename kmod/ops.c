@@ -815,8 +815,9 @@ static void wsx_chop_fn(struct wsx_item *item)
  * by its counts (up to 65 items of 2^32 - 1 values), as a SEND's is, and
  * ends at close().
  *
- * Fields: I = set before the nodes are spawned (the spawn publishes
- * them), read-only after; A = atomic.
+ * Fields: I = set at init, read-only afterwards; A = atomic or lock-free
+ * (llist, bitops, atomic64).  Init is the op's start, before the nodes
+ * are spawned: the spawn publishes the group to them.
  */
 struct wsx_chgroup {
 	refcount_t ref;			/* A: one per node not yet ended */

@@ -449,12 +449,15 @@ TEST_F_TIMEOUT(obs, scheddetail_counts_parked_items_by_reason, 60)
 	ASSERT_LE(0, kfd);
 	ASSERT_EQ(0, wsx_test_param_set("scheddetail", "1"));
 	ASSERT_EQ(0, wsx_test_param_set("schedtrace_ms", "10"));
-	sleep_ms(100);
-	ASSERT_EQ(0, wsx_test_param_set("schedtrace_ms", "0"));
-	ASSERT_EQ(0, wsx_test_param_set("scheddetail", old_detail));
-	ASSERT_EQ(0, wsx_test_param_set("schedtrace_ms", old_ms));
-	sleep_ms(50);
-	kmsg_drain(kfd, &log);
+	/* until a parked line came, for up to 5 s (a loaded debug kernel) */
+	for (int i = 0; i < 100 * wsx_test_scale() &&
+			!parked_line(&log, &waiting, &io_wait, &chans); i++) {
+		sleep_ms(50);
+		kmsg_drain(kfd, &log);
+	}
+	wsx_test_param_set("schedtrace_ms", "0");
+	wsx_test_param_set("scheddetail", old_detail);
+	wsx_test_param_set("schedtrace_ms", old_ms);
 	close(kfd);
 	EXPECT_TRUE(parked_line(&log, &waiting, &io_wait, &chans));
 	TH_LOG("parked: waiting=%ld io_wait=%ld chans=%ld", waiting, io_wait,
