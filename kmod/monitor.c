@@ -27,17 +27,21 @@
  *     all the time between;
  *   - each place where items wait for any P (every P's runq and inbox, every
  *     global queue; under steal_policy=none only the idle P's own and the
- *     global queues): holding items now and then, with the same "out", a
- *     count that only grows when items leave (the runq's head; the
- *     inbox's inbox_takes, counted by each drain and steal, so a thief
- *     that gives some back errs towards silence; the queue's gets), kept
- *     the item first in line waiting all the time between.  A busy P's
- *     runnext and backlog are left out, as thieves leave them.
+ *     global queues): "out", a count that grows only as items leave, in
+ *     the order they came (the runq's head; the queue's gets), grew by
+ *     less than the depth then, so an item that was in line then still
+ *     is and waited all the time between: a queue that keeps moving but
+ *     stays deep counts, not only one whose first item stays.  The inbox,
+ *     which each drain and steal empties, counts by inbox_takes (a thief
+ *     that gives some back errs towards silence): the same count, not
+ *     empty then and now.  A busy P's runnext and backlog are left out,
+ *     as thieves leave them.
  * Both at once is a violation: wasted_checks counts the looks that found
  * one, wasted_ms the time between the two looks (the waste's lower bound),
  * the tracepoint wsx_wasted names the idle P and the place; a WSX_DEBUG
  * build logs the first with both sides' state.  The looks are racy reads,
- * no lock and no barrier but one (wsx_waste_idle()): nothing in the
+ * no lock and no barrier but one (wsx_waste_idle()), but for each global
+ * queue's pair, read under its lock (wsx_gq_sample()): nothing in the
  * scheduler depends on them.  The work sleeps once every P is idle and
  * the global queues are empty.  An item stranded on a global queue while
  * it runs keeps it running, and is counted; a wakeup lost while it sleeps
@@ -137,26 +141,29 @@ static bool wsx_monitor_check(struct wsx_p *p, u64 limit_ns)
 }
 
 /*
- * Look at one place again: true when it held items at both looks and the
- * item first in line did not leave it between them.
+ * Look at one place again: true when fewer items left it since the last
+ * look than were in line then, so that one of those is still waiting.
+ * @out counts the items that left, in the order they were queued; @depth
+ * is how many wait now.  An inbox, which each take empties, passes 1 for
+ * "not empty", so only a take that did not happen keeps an item waiting.
  */
-static bool wsx_waste_seen(struct wsx_waste_seen *seen, unsigned long out,
-			   bool waiting)
+static bool wsx_waste_seen(struct wsx_waste_seen *seen, u32 out, u32 depth)
 {
-	bool still = waiting && seen->waiting && seen->out == out;
+	bool still = depth && out - seen->out < seen->depth;
 
 	seen->out = out;
-	seen->waiting = waiting;
+	seen->depth = depth;
 	return still;
 }
 
 /* A P's runq and inbox, looked at again: the first still waiting, or -1. */
 static int wsx_waste_p(struct wsx_p *p)
 {
+	u32 head = READ_ONCE(p->runq.head);
 	bool runq, inbox;
 
-	runq = wsx_waste_seen(&p->seen_runq, READ_ONCE(p->runq.head),
-			      wsx_runq_len(&p->runq) > 0);
+	/* the length read after the head errs short: towards silence */
+	runq = wsx_waste_seen(&p->seen_runq, head, wsx_runq_len(&p->runq));
 	inbox = wsx_waste_seen(&p->seen_inbox, atomic_read(&p->inbox_takes),
 			       !llist_empty(&p->inbox));
 	return runq ? WSX_WASTE_RUNQ : inbox ? WSX_WASTE_INBOX : -1;
@@ -242,9 +249,11 @@ static void wsx_waste_look(unsigned int ms)
 	}
 	for (q = 0; q < wsx_sched.ngq; q++) {
 		struct wsx_gqueue *gq = &wsx_sched.gq[q];
+		unsigned int len;
+		u64 gets;
 
-		if (wsx_waste_seen(&gq->seen, READ_ONCE(gq->gets),
-				   READ_ONCE(gq->len)) && place < 0) {
+		wsx_gq_sample(gq, &gets, &len);
+		if (wsx_waste_seen(&gq->seen, (u32)gets, len) && place < 0) {
 			place = WSX_WASTE_GLOBAL;
 			where = q;
 		}

@@ -138,6 +138,22 @@ unsigned int wsx_gq_len_all(void)
 	return len;
 }
 
+/*
+ * A global queue's items taken so far and in line now, read together (the
+ * monitor's wasted-cores check): under the lock, as wsx_gq_get() writes
+ * both in one section and a racy pair of reads could see the new count
+ * with the old length.
+ */
+void wsx_gq_sample(struct wsx_gqueue *gq, u64 *gets, unsigned int *len)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&gq->lock, flags);
+	*gets = gq->gets;
+	*len = gq->len;
+	spin_unlock_irqrestore(&gq->lock, flags);
+}
+
 static void wsx_gq_put_list(struct wsx_gqueue *gq, struct list_head *items,
 			    unsigned int n)
 {

@@ -27,6 +27,7 @@ long wsx_parked_left(void);
 
 /* Items in the global queues, all together (racy). */
 unsigned int wsx_gq_len_all(void);
+void wsx_gq_sample(struct wsx_gqueue *gq, u64 *gets, unsigned int *len);
 /* Approximate number of items queued on @p (runq, runnext, inbox). */
 unsigned int wsx_p_depth(struct wsx_p *p);
 

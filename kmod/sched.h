@@ -99,12 +99,13 @@ struct wsx_steal_rec {
 
 /*
  * The monitor's last look at one place where items wait (a P's runq or
- * inbox, a global queue): what leaves it only when an item does, and
- * whether it held items (monitor.c, "Wasted cores").
+ * inbox, a global queue): a count of the items that left it, and how many
+ * were in line then (the inbox: 1 if not empty; monitor.c, "Wasted
+ * cores").
  */
 struct wsx_waste_seen {
-	unsigned long out;
-	bool waiting;
+	u32 out;	/* modulo 2^32: only its growth between looks counts */
+	u32 depth;
 };
 
 /* The places the wasted-cores check names (tracepoint wsx_wasted). */

@@ -59,6 +59,17 @@
  *                 dropped (fault point wakep_drop) it waits for the SPIN,
  *                 and wasted_checks must grow; with the wakeup, it starts
  *                 on P1 at once, and wasted_checks must not move.
+ *   wasted_deep   (issue 25; WSX_DEBUG builds only) nprocs=2
+ *                 long_item_ms=0 waste_ms=2: the check sees a queue that
+ *                 moves but stays deep, not only a first item that stays.
+ *                 L = SPIN(20 ms) on P0, then DEEP_ITEMS SPIN(1 ms) on P0
+ *                 while P1 idles: with every wakeup dropped (wakep_drop)
+ *                 P0 runs them all, one every ms, and the looks must cover
+ *                 at least half of the time from the first one's start to
+ *                 the last one's end (a check that compared only the first
+ *                 item in line, as the first one did, counted nothing);
+ *                 with the wakeups, P1 takes half, and the looks cover at
+ *                 most a quarter of what they covered with them dropped.
  *   memlock       (finding 6) a process without CAP_IPC_LOCK and with
  *                 RLIMIT_MEMLOCK at 1 MiB: CRC32C over 8 MiB, whose pages
  *                 stay pinned while the item runs, is refused with ENOMEM;
@@ -927,6 +938,35 @@ static int scenario_lost_reclaim(int fd)
 /* ---- wasted ------------------------------------------------------------- */
 
 /*
+ * The second part of a round: submit the @n requests from reqs[1], with
+ * wakep_drop set to @drops meanwhile (NULL: no drop), and collect the
+ * round's @total records.  Returns the violations the monitor counted
+ * meanwhile (@ms: the time they covered).
+ */
+static long long wasted_submit(int fd, int r, __u32 n, __u32 total,
+			       const char *drops, long long *ms)
+{
+	long long checks, checks1, ms0, ms1;
+
+	checks = wsx_test_global_stat("wasted_checks");
+	ms0 = wsx_test_global_stat("wasted_ms");
+	if (checks < 0 || ms0 < 0)
+		scenario_fail("no wasted_checks or wasted_ms in the stats\n");
+	if (drops && wsx_test_fault_set("wakep_drop", drops))
+		scenario_fail("cannot set fault point wakep_drop\n");
+	lost_submit(fd, reqs + 1, n);
+	lost_collect(fd, r, total);
+	wsx_test_fault_set("wakep_drop", "0");
+	ms1 = wsx_test_global_stat("wasted_ms");
+	checks1 = wsx_test_global_stat("wasted_checks");
+	if (checks1 < checks || ms1 < ms0)
+		scenario_fail("round %d: wasted_checks or wasted_ms went back or vanished\n",
+			      r);
+	*ms = ms1 - ms0;
+	return checks1 - checks;
+}
+
+/*
  * One round: L = SPIN(1 s) on P0; once it runs and P1's M has parked, W =
  * NOP on the global queue, its queuer's wakeup dropped when @drop.  Returns
  * the violations the monitor counted meanwhile (@ms: the time they
@@ -939,7 +979,7 @@ static long long wasted_round(int fd, int r, bool drop, long long *ms,
 	__u64 u = 400 + r * 8;
 	long hits = wsx_test_fault_hits("wakep_drop");
 	const struct wsx_completion *wr, *lr;
-	long long checks, checks1, ms0, ms1;
+	long long checks;
 	bool waited;
 
 	reqs[0] = wsx_test_req(WSX_OP_SPIN, u, WSX_PLACE_P, 0, 1000 * MS,
@@ -947,22 +987,7 @@ static long long wasted_round(int fd, int r, bool drop, long long *ms,
 	reqs[1] = wsx_test_req(WSX_OP_NOP, u + 1, WSX_PLACE_GLOBAL, 0, 0, 0, 0);
 	lost_submit(fd, reqs, 1);
 	usleep(50000);	/* L runs; P1's M searched and parked */
-	checks = wsx_test_global_stat("wasted_checks");
-	ms0 = wsx_test_global_stat("wasted_ms");
-	if (checks < 0 || ms0 < 0)
-		scenario_fail("no wasted_checks or wasted_ms in the stats\n");
-	if (drop && wsx_test_fault_set("wakep_drop", "1"))
-		scenario_fail("cannot set fault point wakep_drop\n");
-	lost_submit(fd, reqs + 1, 1);
-	lost_collect(fd, r, 2);
-	ms1 = wsx_test_global_stat("wasted_ms");
-	checks1 = wsx_test_global_stat("wasted_checks");
-	if (checks1 < checks || ms1 < ms0)
-		scenario_fail("round %d: wasted_checks or wasted_ms went back or vanished\n",
-			      r);
-	checks = checks1 - checks;
-	*ms = ms1 - ms0;
-	wsx_test_fault_set("wakep_drop", "0");
+	checks = wasted_submit(fd, r, 1, 2, drop ? "1" : NULL, ms);
 	lr = lost_rec(2, u);
 	wr = lost_rec(2, u + 1);
 	if (!lr || !wr)
@@ -1031,6 +1056,90 @@ static int scenario_wasted(int fd)
 		       checks, ms, wait_ms);
 	/* the looks cover the wait but for the first T and a period or two */
 	return checks > 0 && 2 * ms >= wait_ms ? KSFT_PASS : KSFT_FAIL;
+}
+
+/* ---- wasted_deep -------------------------------------------------------- */
+
+#define DEEP_ITEMS	200
+
+/*
+ * One round: L = SPIN(20 ms) on P0; once it runs and P1's M has parked,
+ * DEEP_ITEMS SPIN(1 ms) on P0, every wakeup dropped when @drop.  Returns
+ * the violations the monitor counted meanwhile (@ms: the time they
+ * covered; @deep_ms: from the first of those items' start to the last
+ * one's end), or -1 when the round took another path (@why).
+ */
+static long long deep_round(int fd, int r, bool drop, long long *ms,
+			    long long *deep_ms, const char **why)
+{
+	__u64 u = 1000 + r * 1000, first = ~0ULL, last = 0;
+	long hits = wsx_test_fault_hits("wakep_drop");
+	const struct wsx_completion *lr;
+	long long checks;
+	int on_p1 = 0;
+
+	reqs[0] = wsx_test_req(WSX_OP_SPIN, u, WSX_PLACE_P, 0, 20 * MS, 0, 0);
+	for (int i = 1; i <= DEEP_ITEMS; i++)
+		reqs[i] = wsx_test_req(WSX_OP_SPIN, u + i, WSX_PLACE_P, 0, MS,
+				       0, 0);
+	lost_submit(fd, reqs, 1);
+	usleep(5000);	/* L runs; P1's M searched and parked */
+	checks = wasted_submit(fd, r, DEEP_ITEMS, DEEP_ITEMS + 1,
+			       drop ? "1000000" : NULL, ms);
+	lr = lost_rec(DEEP_ITEMS + 1, u);
+	if (!lr)
+		scenario_fail("round %d: L's record missing\n", r);
+	for (int i = 0; i <= DEEP_ITEMS; i++) {
+		if (recs[i].user_data == u)
+			continue;
+		on_p1 += recs[i].cpu != 0;
+		if (recs[i].started_ns < first)
+			first = recs[i].started_ns;
+		if (recs[i].finished_ns > last)
+			last = recs[i].finished_ns;
+	}
+	*deep_ms = ((long long)last - (long long)first) / (long long)MS;
+	if (lr->cpu != 0 || lr->finished_ns >= last)
+		*why = "L did not run on P0 before the others";
+	else if (drop && wsx_test_fault_hits("wakep_drop") <= hits)
+		*why = "no wakeup was dropped";
+	else if (drop && on_p1)
+		*why = "P1 ran some all the same: an M found them";
+	else if (!drop && !on_p1)
+		*why = "P1 ran none though nothing dropped its wakeups (its vCPU stalled?)";
+	else
+		return checks;
+	return -1;
+}
+
+static int scenario_wasted_deep(int fd)
+{
+	long long checks = -1, ms = 0, deep_ms = 0, woken_ms = 0;
+	const char *why = NULL;
+	int r = 0;
+
+	lost_setup(fd, 3);	/* the submitter off P0's and P1's CPUs */
+	for (bool drop = false; ; drop = true) {
+		checks = -1;
+		for (int n = 0; n < LOST_TRIES && checks < 0; n++, r++) {
+			wait_all_idle(2);
+			checks = deep_round(fd, r, drop, &ms, &deep_ms, &why);
+			if (checks < 0)
+				ksft_print_msg("round %d: %s: redone\n", r, why);
+		}
+		if (checks < 0)
+			scenario_fail("no round of %d %s took the scenario's path\n",
+				      LOST_TRIES, drop ? "with drops" : "without");
+		ksft_print_msg("%s: %lld violations covering %lld ms; %lld ms from the first item's start to the last one's end\n",
+			       drop ? "every wakeup dropped" : "woken",
+			       checks, ms, deep_ms);
+		if (drop)
+			break;
+		woken_ms = ms;
+	}
+	/* the looks cover the deep queue but for the first T and a period */
+	return checks > 0 && 2 * ms >= deep_ms && 4 * woken_ms <= ms ?
+	       KSFT_PASS : KSFT_FAIL;
 }
 
 /* ---- memlock ------------------------------------------------------------ */
@@ -1111,6 +1220,7 @@ int main(int argc, char **argv)
 		{ "lost_parker", scenario_lost_parker },
 		{ "lost_reclaim", scenario_lost_reclaim },
 		{ "wasted", scenario_wasted },
+		{ "wasted_deep", scenario_wasted_deep },
 		{ "memlock", scenario_memlock },
 	};
 	int fd;
