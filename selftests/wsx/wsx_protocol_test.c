@@ -70,6 +70,21 @@
  *                 item in line, as the first one did, counted nothing);
  *                 with the wakeups, P1 takes half, and the looks cover at
  *                 most a quarter of what they covered with them dropped.
+ *   backlog       (issue 25; models/queue.pml's BUG_BACKLOG) nprocs=2
+ *                 long_item_ms=0: what a drain moves beyond the runq's room
+ *                 waits in the owner's backlog, which thieves do not see,
+ *                 until its owner's next schedule point; the refill there
+ *                 must wake an M for it.  P0 runs a SPIN(100 ms) and P1
+ *                 a SPIN(150 ms) while BACKLOG_ITEMS items (a SPIN(1 s)
+ *                 first, then SPIN(1 ms)s) are queued on P0's inbox; P0
+ *                 drains them (the runq's 256, the rest to its backlog)
+ *                 and runs the long one; P1 steals the runq's 255 and
+ *                 parks; the long one ends and P0 refills from its
+ *                 backlog: P1 must run at least a tenth of those (a
+ *                 refill that woke only for what an inbox brought, the
+ *                 model's bug, left them all to P0).  Rounds in which no
+ *                 backlog formed, or P1 had not emptied the runq before
+ *                 the long item ended, are redone.
  *   memlock       (finding 6) a process without CAP_IPC_LOCK and with
  *                 RLIMIT_MEMLOCK at 1 MiB: CRC32C over 8 MiB, whose pages
  *                 stay pinned while the item runs, is refused with ENOMEM;
@@ -127,8 +142,8 @@ scenario_end(int rc, const char *fmt, ...)
 #define scenario_skip(...)	scenario_end(KSFT_SKIP, __VA_ARGS__)
 #define scenario_fail(...)	scenario_end(KSFT_FAIL, __VA_ARGS__)
 
-static struct wsx_completion recs[256];
-static struct wsx_req reqs[256];
+static struct wsx_completion recs[512];
+static struct wsx_req reqs[512];
 static char stats[1 << 16];
 
 static long long global_stat(const char *key)
@@ -1142,6 +1157,102 @@ static int scenario_wasted_deep(int fd)
 	       KSFT_PASS : KSFT_FAIL;
 }
 
+/* ---- backlog ------------------------------------------------------------ */
+
+/* the batch on P0's inbox: the long item, the runq's 255 more, 100 more */
+#define BACKLOG_ITEMS	356
+#define BACKLOG_BEYOND	(BACKLOG_ITEMS - 256)
+
+/*
+ * One round (see the top of the file): 1 when P1 ran at least a tenth of
+ * what the backlog held, -1 when it did not (said), 0 when the round
+ * took another path (said).
+ */
+static int backlog_round(int fd, int r)
+{
+	__u64 u = 1000 * (r + 1), l_end, p0_start;
+	const struct wsx_completion *a, *b, *l;
+	int hidden = 0, on_p1 = 0, early = 0;
+	__u32 n = BACKLOG_ITEMS + 2;
+
+	reqs[0] = wsx_test_req(WSX_OP_SPIN, u, WSX_PLACE_P, 0, 100 * MS, 0, 0);
+	reqs[1] = wsx_test_req(WSX_OP_SPIN, u + 1, WSX_PLACE_P, 1, 150 * MS,
+			       0, 0);
+	reqs[2] = wsx_test_req(WSX_OP_SPIN, u + 2, WSX_PLACE_P, 0, 1000 * MS,
+			       0, 0);
+	for (__u32 i = 3; i < n; i++)
+		reqs[i] = wsx_test_req(WSX_OP_SPIN, u + i, WSX_PLACE_P, 0, MS,
+				       0, 0);
+	lost_submit(fd, reqs, 2);
+	/* both Ps busy, P0 for long enough that the whole batch is in its
+	 * inbox when it drains, and nobody takes from it before
+	 */
+	usleep(10000);
+	lost_submit(fd, reqs + 2, BACKLOG_ITEMS);
+	lost_collect(fd, r, n);
+	a = lost_rec(n, u);
+	b = lost_rec(n, u + 1);
+	l = lost_rec(n, u + 2);
+	if (!a || !b || !l)
+		scenario_fail("round %d: records missing\n", r);
+	l_end = l->finished_ns;
+	p0_start = l->started_ns;
+	for (__u32 i = 0; i < n; i++) {
+		if (recs[i].user_data < u + 3)
+			continue;
+		if (recs[i].started_ns >= l_end) {
+			hidden++;
+			on_p1 += recs[i].cpu == 1;
+		} else if (recs[i].started_ns < p0_start) {
+			early++;
+		}
+	}
+	if (a->cpu != 0 || b->cpu != 1 || l->cpu != 0) {
+		ksft_print_msg("round %d: the SPINs did not run where queued: redone\n",
+			       r);
+		return 0;
+	}
+	if (early || hidden < BACKLOG_BEYOND) {
+		ksft_print_msg("round %d: %d items ran before the long one, %d after it (a backlog holds %d): redone\n",
+			       r, early, hidden, BACKLOG_BEYOND);
+		return 0;
+	}
+	if (hidden > BACKLOG_BEYOND) {
+		ksft_print_msg("round %d: P1 had not emptied the runq when the long item ended (%d after it): redone\n",
+			       r, hidden);
+		return 0;
+	}
+	ksft_print_msg("round %d: of the %d items the backlog held behind the long item, P1 ran %d\n",
+		       r, hidden, on_p1);
+	if (10 * on_p1 < hidden) {
+		ksft_print_msg("round %d: P1 stayed idle while P0 ran its backlog\n",
+			       r);
+		return -1;
+	}
+	return 1;
+}
+
+static int scenario_backlog(int fd)
+{
+	int ret = 0;
+
+	if (wsx_test_nprocs(fd) != 2)
+		scenario_skip("needs exactly 2 Ps (nprocs=2)\n");
+	if (!lost_cpu1_online())
+		scenario_skip("CPU 1 is offline: P1 is not CPU 1\n");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 3)
+		scenario_skip("needs 3 CPUs online: the submitter off P0's and P1's\n");
+	lost_pin_submitter();
+	for (int r = 0; r < LOST_TRIES && !ret; r++) {
+		wait_all_idle(2);
+		ret = backlog_round(fd, r);
+	}
+	if (!ret)
+		scenario_fail("no round of %d took the scenario's path\n",
+			      LOST_TRIES);
+	return ret > 0 ? KSFT_PASS : KSFT_FAIL;
+}
+
 /* ---- memlock ------------------------------------------------------------ */
 
 static long crc_submit(int fd, const char *buf, size_t len)
@@ -1221,6 +1332,7 @@ int main(int argc, char **argv)
 		{ "lost_reclaim", scenario_lost_reclaim },
 		{ "wasted", scenario_wasted },
 		{ "wasted_deep", scenario_wasted_deep },
+		{ "backlog", scenario_backlog },
 		{ "memlock", scenario_memlock },
 	};
 	int fd;
