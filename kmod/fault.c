@@ -22,6 +22,7 @@ static const char *const wsx_fault_names[WSX_NR_FAULTS] = {
 	[WSX_FAULT_FLUSH_BETWEEN_BATCHES] = "flush_between_batches",
 	[WSX_FAULT_BIND_BEFORE_LOCK] = "bind_before_lock",
 	[WSX_FAULT_WAKEP_DROP] = "wakep_drop",
+	[WSX_FAULT_WAKEP_BEFORE_CLAIM] = "wakep_before_claim",
 	[WSX_FAULT_POLL_BEFORE_GIVEBACK] = "poll_before_giveback",
 };
 

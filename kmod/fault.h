@@ -73,6 +73,12 @@ enum wsx_fault_point {
 	 * of wakeups to skip, each as if every P were busy
 	 */
 	WSX_FAULT_WAKEP_DROP,
+	/*
+	 * __wsx_wakep(), a busy-wait (it runs in any context): after its
+	 * test that an M may be needed, before it claims an idle P (where a
+	 * reservation of nmspinning, N4 of models/README.md, would be held)
+	 */
+	WSX_FAULT_WAKEP_BEFORE_CLAIM,
 	/* wsx_poll_own(): a POLL's owner found no event, before it gives its
 	 * ownership back (a wake there counts while it looks)
 	 */

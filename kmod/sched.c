@@ -330,6 +330,8 @@ static void __wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
 	/* tests: a lost wakeup, which the monitor's check must see */
 	if (wsx_fault_drop(WSX_FAULT_WAKEP_DROP))
 		return;
+	/* tests: the window N4's reservation was held in (lost_reserve) */
+	wsx_fault(WSX_FAULT_WAKEP_BEFORE_CLAIM);
 	/*
 	 * The idle P first, then the count: a count reserved before there
 	 * is a P to wake would tell another queuer that an M searches when

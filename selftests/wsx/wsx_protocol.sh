@@ -24,7 +24,7 @@ run "CPU online then offline before its M ran: nothing stranded" \
 run "wakes and parks widened by fault points, spare Ms reaped at once" \
 	nprocs=2 idle_thread_ms=0 -- widened_wake
 # a long SPIN must keep its P: no handoff of it to another M
-for s in lost_batch lost_parker lost_reclaim; do
+for s in lost_batch lost_parker lost_reclaim lost_reserve; do
 	run "no P idle while an item waits: $s" nprocs=2 long_item_ms=0 \
 		max_item_ns=1000000000 -- "$s"
 done

@@ -51,6 +51,20 @@
  *                 Ms in the window of each lost wakeup; a NOP queued while
  *                 a SPIN(1 s) runs on the other P must start before the
  *                 SPIN ends.  Rounds that took another path are redone.
+ *   lost_reserve  (issue 25: N4 of models/README.md; WSX_DEBUG builds
+ *                 only) nprocs=2 long_item_ms=0: a queuer that counted a
+ *                 spinning M before it had an idle P to wake made every
+ *                 other queuer meanwhile trust an M that did not exist.
+ *                 With a SPIN(1 s) on P0 and P1 idle, a child on a CPU of
+ *                 its own queues X on the global queue, its wakeup held
+ *                 RESERVE_US by the fault point wakep_before_claim where
+ *                 that count was taken; W, queued on the global queue from
+ *                 here meanwhile, must start before that hold ends (P1
+ *                 woken by W's own wakeup), not wait for the child's; an
+ *                 order, not a time.  Needs 4 CPUs (the submitter on CPU
+ *                 2, the child on 3), like every scenario a skip that fails
+ *                 a WSX_DEBUG build.  Rounds in which W was queued late in
+ *                 the hold, or L did not run all along, are redone.
  *   wasted        (issue 25; WSX_DEBUG builds only) nprocs=2
  *                 long_item_ms=0 waste_ms=2: the monitor's wasted-cores
  *                 check (monitor.c) can fire and stays silent when it
@@ -96,6 +110,7 @@
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -630,11 +645,11 @@ static int scenario_widened_wake(int fd)
 	return rc;
 }
 
-/* ---- wakeups lost between a queuer and a parker (N1-N3) ---------------- */
+/* ---- wakeups lost between a queuer and a parker (N1-N4) ---------------- */
 
 /*
  * Each scenario drives two Ps through one interleaving of models/README.md
- * (N1, N2, N3), holding Ms in the fault points that open its window, and
+ * (N1, N2, N3; N4 is lost_reserve, below), holding Ms in the fault points that open its window, and
  * ends with a waiter W (a NOP) queued while a long item L (SPIN(1 s)) runs
  * on the other P, the other P idle.  Fixed, an M is woken for W, which runs
  * before L ends; lost, W waits for L.  What is judged is an order, not a
@@ -675,18 +690,28 @@ static bool lost_wait_hits(const char *name, long hits, __u64 *before)
 	return false;
 }
 
-/* Ps take the CPUs online at load: wsx_protocol.sh has just reloaded */
-static bool lost_cpu1_online(void)
+/* Is CPU @cpu online?  (CPU 0 may have no online file: always on.) */
+static bool cpu_is_online(int cpu)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/cpu1/online", "r");
+	char path[64];
+	FILE *f;
 	int on = 1;
 
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	f = fopen(path, "r");
 	if (f) {
 		if (fscanf(f, "%d", &on) != 1)
 			on = 0;
 		fclose(f);
 	}
-	return on == 1 && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	return on == 1;
+}
+
+/* Ps take the CPUs online at load: wsx_protocol.sh has just reloaded */
+static bool lost_cpu1_online(void)
+{
+	return cpu_is_online(1) && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 }
 
 /*
@@ -774,27 +799,37 @@ static void lost_setup(int fd, long cpus)
 }
 
 /*
+ * Run @round (1: passed, -1: failed, 0: another path) until one counts, at
+ * most LOST_TRIES times, from every P idle (2 Ps): the scenario's result.
+ */
+static int lost_rounds(int fd, int (*round)(int fd, int r))
+{
+	int ret = 0;
+
+	for (int r = 0; r < LOST_TRIES && !ret; r++) {
+		wait_all_idle(2);
+		ret = round(fd, r);
+	}
+	if (!ret)
+		ksft_print_msg("no round of %d took the scenario's path\n",
+			       LOST_TRIES);
+	return ret > 0 ? KSFT_PASS : KSFT_FAIL;
+}
+
+/*
  * Run @round until one counts, at most LOST_TRIES times, with the fault
  * points @faults (name, microseconds; NULL-terminated) set meanwhile.
  */
 static int lost_scenario(int fd, int (*round)(int fd, int r),
 			 const char *const *faults)
 {
-	int rc = KSFT_FAIL, ret = 0;
+	int rc;
 
 	lost_setup(fd, 2);
 	for (const char *const *f = faults; *f; f += 2)
 		if (wsx_test_fault_set(f[0], f[1]))
 			scenario_fail("cannot set fault point %s\n", f[0]);
-	for (int r = 0; r < LOST_TRIES && !ret; r++) {
-		wait_all_idle(2);
-		ret = round(fd, r);
-	}
-	if (ret > 0)
-		rc = KSFT_PASS;
-	else if (!ret)
-		ksft_print_msg("no round of %d took the scenario's path\n",
-			       LOST_TRIES);
+	rc = lost_rounds(fd, round);
 	for (const char *const *f = faults; *f; f += 2)
 		wsx_test_fault_set(f[0], "0");
 	return rc;
@@ -948,6 +983,113 @@ static int scenario_lost_reclaim(int fd)
 	};
 
 	return lost_scenario(fd, lost_reclaim_round, faults);
+}
+
+/* ---- lost_reserve ------------------------------------------------------- */
+
+#define RESERVE_US	500000
+
+/*
+ * The child: on CPU 3, once the parent has armed the fault point (a byte
+ * on @go), queue one NOP on the global queue; 0 when it completed.  It
+ * dies with the parent, so that a parent that fails leaves no session
+ * open (the next scenario's rmmod).
+ */
+static int reserve_child(int go)
+{
+	struct wsx_req x = wsx_test_req(WSX_OP_NOP, 1, WSX_PLACE_GLOBAL, 0, 0,
+					0, 0);
+	struct wsx_completion rec;
+	cpu_set_t set;
+	char c;
+	int cfd;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+		return 2;
+	CPU_ZERO(&set);
+	CPU_SET(3, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return 2;
+	cfd = wsx_test_open();
+	if (cfd < 0 || read(go, &c, 1) != 1)
+		return 2;
+	return wsx_test_submit(cfd, &x, 1, NULL) != 1 ||
+	       wsx_test_wait(cfd, &rec, 1, 1, 60000 * MS) != 1;
+}
+
+/*
+ * One round (see the top of the file): 1 when W started while the child's
+ * wakeup was still held, -1 when it started only after (said), 0 when the
+ * round took another path (said).
+ */
+static int lost_reserve_round(int fd, int r)
+{
+	long hits = wsx_test_fault_hits("wakep_before_claim");
+	const struct wsx_completion *wr, *lr;
+	__u64 u = 700 + r * 8, before = 0;
+	int pipefd[2], st;
+	bool held;
+	pid_t child;
+
+	reqs[0] = wsx_test_req(WSX_OP_SPIN, u, WSX_PLACE_P, 0, 1000 * MS,
+			       0, 0);
+	reqs[1] = wsx_test_req(WSX_OP_NOP, u + 1, WSX_PLACE_GLOBAL, 0, 0, 0, 0);
+	if (pipe(pipefd))
+		scenario_fail("pipe: %s\n", strerror(errno));
+	child = fork();
+	if (child < 0)
+		scenario_fail("fork: %s\n", strerror(errno));
+	if (!child)
+		_exit(reserve_child(pipefd[0]));
+	close(pipefd[0]);
+	lost_submit(fd, reqs, 1);
+	usleep(50000);	/* L runs; P1's M searched and parked */
+	/* the child alone passes the point while it is armed */
+	if (wsx_test_fault_set("wakep_before_claim", LOST_XSTR(RESERVE_US)))
+		scenario_fail("cannot set fault point wakep_before_claim\n");
+	before = wsx_test_now_ns();
+	if (write(pipefd[1], "g", 1) != 1)
+		scenario_fail("write to the child: %s\n", strerror(errno));
+	close(pipefd[1]);
+	held = lost_wait_hits("wakep_before_claim", hits + 1, &before);
+	wsx_test_fault_set("wakep_before_claim", "0");
+	lost_submit(fd, reqs + 1, 1);
+	lost_collect(fd, r, 2);
+	if (waitpid(child, &st, 0) != child || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		scenario_fail("round %d: the child's NOP failed\n", r);
+	lr = lost_rec(2, u);
+	wr = lost_rec(2, u + 1);
+	if (!lr || !wr)
+		scenario_fail("round %d: records missing\n", r);
+	/* the child's hold began after @before, and lasts RESERVE_US */
+	if (!held || lr->cpu != 0 || lr->started_ns > wr->queued_ns ||
+	    wr->queued_ns > before + 2 * RESERVE_US * 1000ULL / 3) {
+		ksft_print_msg("round %d: %s: redone\n", r, !held ?
+			       "the child's wakeup never reached the window" :
+			       lr->cpu != 0 || lr->started_ns > wr->queued_ns ?
+			       "L was not running on P0 when W was queued" :
+			       "W was queued too late in the child's hold");
+		return 0;
+	}
+	ksft_print_msg("round %d: W started %lld us after it was queued, on CPU %u, %lld us into the child's hold of %d us\n",
+		       r, ((long long)wr->started_ns -
+			   (long long)wr->queued_ns) / 1000, wr->cpu,
+		       ((long long)wr->started_ns - (long long)before) / 1000,
+		       RESERVE_US);
+	/* fixed, W's own wakeup woke P1; lost, W waited for the hold's end
+	 * (or for L's)
+	 */
+	return wr->started_ns < before + RESERVE_US * 1000ULL ? 1 : -1;
+}
+
+static int scenario_lost_reserve(int fd)
+{
+	/* the child's CPU 3 apart from the submitter's CPU 2 */
+	lost_setup(fd, 4);
+	if (!cpu_is_online(3))
+		scenario_skip("CPU 3 is offline: the child needs it\n");
+	return lost_rounds(fd, lost_reserve_round);
 }
 
 /* ---- wasted ------------------------------------------------------------- */
@@ -1159,7 +1301,10 @@ static int scenario_wasted_deep(int fd)
 
 /* ---- backlog ------------------------------------------------------------ */
 
-/* the batch on P0's inbox: the long item, the runq's 255 more, 100 more */
+/*
+ * the batch on P0's inbox: the long item, the runq's 255 more (256 is
+ * WSX_RUNQ_SIZE, kmod/wsx_runq.h), 100 more
+ */
 #define BACKLOG_ITEMS	356
 #define BACKLOG_BEYOND	(BACKLOG_ITEMS - 256)
 
@@ -1234,8 +1379,6 @@ static int backlog_round(int fd, int r)
 
 static int scenario_backlog(int fd)
 {
-	int ret = 0;
-
 	if (wsx_test_nprocs(fd) != 2)
 		scenario_skip("needs exactly 2 Ps (nprocs=2)\n");
 	if (!lost_cpu1_online())
@@ -1243,14 +1386,7 @@ static int scenario_backlog(int fd)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 3)
 		scenario_skip("needs 3 CPUs online: the submitter off P0's and P1's\n");
 	lost_pin_submitter();
-	for (int r = 0; r < LOST_TRIES && !ret; r++) {
-		wait_all_idle(2);
-		ret = backlog_round(fd, r);
-	}
-	if (!ret)
-		scenario_fail("no round of %d took the scenario's path\n",
-			      LOST_TRIES);
-	return ret > 0 ? KSFT_PASS : KSFT_FAIL;
+	return lost_rounds(fd, backlog_round);
 }
 
 /* ---- memlock ------------------------------------------------------------ */
@@ -1330,6 +1466,7 @@ int main(int argc, char **argv)
 		{ "lost_batch", scenario_lost_batch },
 		{ "lost_parker", scenario_lost_parker },
 		{ "lost_reclaim", scenario_lost_reclaim },
+		{ "lost_reserve", scenario_lost_reserve },
 		{ "wasted", scenario_wasted },
 		{ "wasted_deep", scenario_wasted_deep },
 		{ "backlog", scenario_backlog },
