@@ -405,10 +405,12 @@ EXPORT_SYMBOL_GPL(wsx_spawn);
  * Queue the chain @first .. @last of @n items (NULL-terminated, newest
  * first: llist order) on @p's inbox unless it is offline, under RCU
  * against hotplug; one list operation and one wakeup for them all
- * (models/queue.pml, BATCH).  @add: count each in its job here.
+ * (models/queue.pml, BATCH).  @add: count each in its job here;
+ * @caller_runs as for wsx_wake_p().
  */
 static bool wsx_inbox_put(struct wsx_p *p, struct llist_node *first,
-			  struct llist_node *last, unsigned int n, bool add)
+			  struct llist_node *last, unsigned int n, bool add,
+			  bool caller_runs)
 {
 	struct wsx_item *item;
 	u8 origin;
@@ -435,7 +437,7 @@ static bool wsx_inbox_put(struct wsx_p *p, struct llist_node *first,
 	}
 	rcu_read_unlock();
 	if (ok)
-		wsx_wake_p(p);
+		wsx_wake_p(p, caller_runs);
 	return ok;
 }
 
@@ -494,7 +496,8 @@ int wsx_queue_counted(struct wsx_item *item, enum wsx_where where,
 		return -ENXIO;
 	target = wsx_queue_target(where, p);
 	item->lnode.next = NULL;
-	if (target && wsx_inbox_put(target, &item->lnode, &item->lnode, 1, add))
+	if (target &&
+	    wsx_inbox_put(target, &item->lnode, &item->lnode, 1, add, false))
 		return 0;
 	if (where == WSX_WHERE_P && add)
 		return -ENXIO;
@@ -600,7 +603,7 @@ void wsx_ready(struct wsx_item *cont)
 	here = wsx_p_here();
 	cont->lnode.next = NULL;
 	if (here && test_bit(here->id, wsx_sched.pidle) &&
-	    wsx_inbox_put(here, &cont->lnode, &cont->lnode, 1, false)) {
+	    wsx_inbox_put(here, &cont->lnode, &cont->lnode, 1, false, false)) {
 		atomic64_inc(&wsx_ready_inbox);
 		return;
 	}
@@ -642,8 +645,9 @@ long wsx_parked_left(void)
  * The items are listed in one step where they asked, in the order they
  * were added, and one wakeup decision is made after (wsx_wake_p() or
  * wsx_wakep(): one M, which hands the search on, models/queue.pml's
- * BATCH); for a P that does not exist or is offline, on the global
- * queue instead.  WSX_WHERE_LOCAL is the P of the CPU that flushes.  An
+ * BATCH; for a caller that runs on, @batch->caller_runs); for a P that
+ * does not exist or is offline, on the global queue instead.
+ * WSX_WHERE_LOCAL is the P of the CPU that flushes.  An
  * item counts as queued from here (its wsx_item_queue event, the latency
  * histograms' queue time, the monitor's wasted-cores check): what waits in
  * a batch is no queue's yet.  Call it before the caller waits for
@@ -659,7 +663,7 @@ void wsx_queue_batch_flush(struct wsx_queue_batch *batch)
 		return;
 	target = wsx_queue_target(batch->where, batch->p);
 	if (!target || !wsx_inbox_put(target, batch->first, batch->last,
-				      batch->n, false))
+				      batch->n, false, batch->caller_runs))
 		wsx_gq_queue(batch->first, batch->n, false);
 	batch->first = NULL;
 	batch->last = NULL;

@@ -611,11 +611,14 @@ enum wsx_consumer {
 /*
  * Consume up to @to_submit new SQ entries, as far as the CQ has room, with
  * sq_lock held: see "SQ" and "Backpressure" above.  An M stops at a
- * submitter's entry (*@error = -EAGAIN).  Returns 0 or -EINVAL (indices out of range);
+ * submitter's entry (*@error = -EAGAIN).  @caller_runs: an ENTER that does
+ * not wait, whose caller goes on running on this CPU (struct
+ * wsx_queue_batch).  Returns 0 or -EINVAL (indices out of range);
  * *@submitted and *@error as WSX_IOC_ENTER says.
  */
 static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
-			     enum wsx_consumer by, u32 *submitted, s32 *error)
+			     enum wsx_consumer by, bool caller_runs,
+			     u32 *submitted, s32 *error)
 {
 	struct wsx_queue_batch batch = WSX_QUEUE_BATCH_INIT;
 	u32 tail, head, n, room, i = 0;
@@ -623,6 +626,7 @@ static int wsx_rings_consume(struct wsx_rings *r, u32 to_submit,
 	int ret = 0;
 
 	lockdep_assert_held(&r->sq_lock);
+	batch.caller_runs = caller_runs;
 	if (by == WSX_BY_ENTER)
 		wsx_fault_sleep(WSX_FAULT_ENTER_IN_SQ_LOCK);
 	/* acquire: pairs with userspace's release of the SQ tail
@@ -772,7 +776,8 @@ static bool wsx_rings_take_round(struct wsx_rings *r, enum wsx_consumer by)
 	s32 error = 0;
 
 	lockdep_assert_held(&r->sq_lock);
-	if (wsx_rings_consume(r, r->sq_entries, by, &submitted, &error) ||
+	if (wsx_rings_consume(r, r->sq_entries, by, false, &submitted,
+			      &error) ||
 	    error) {
 		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
 		WRITE_ONCE(r->pickup_blocked, true);
@@ -826,7 +831,7 @@ static void wsx_rings_rely(struct wsx_rings *r)
 }
 
 static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
-			    u32 *submitted, s32 *error)
+			    bool caller_runs, u32 *submitted, s32 *error)
 {
 	u32 jobs;
 	int ret;
@@ -834,7 +839,8 @@ static int wsx_rings_submit(struct wsx_rings *r, u32 to_submit,
 	if (mutex_lock_killable(&r->sq_lock))
 		return -EINTR;
 	jobs = r->jobs_total;
-	ret = wsx_rings_consume(r, to_submit, WSX_BY_ENTER, submitted, error);
+	ret = wsx_rings_consume(r, to_submit, WSX_BY_ENTER, caller_runs,
+				submitted, error);
 	/* the Ms may try again; the flag stays set unless the rely clears it */
 	WRITE_ONCE(r->pickup_blocked, false);
 	if (r->pickup) {
@@ -1027,7 +1033,8 @@ static void wsx_rings_pickup_one(void *work, unsigned int budget)
 	WRITE_ONCE(r->active, jiffies);
 	/* this M walks again before it parks: userspace need not enter */
 	WRITE_ONCE(r->hdr->sq_flags, 0);
-	if (wsx_rings_consume(r, budget, WSX_BY_M, &submitted, &error) ||
+	if (wsx_rings_consume(r, budget, WSX_BY_M, false, &submitted,
+			      &error) ||
 	    error) {
 		WRITE_ONCE(r->hdr->sq_flags, WSX_SQ_NEED_ENTER);
 		WRITE_ONCE(r->pickup_blocked, true);
@@ -1240,8 +1247,9 @@ long wsx_rings_enter(struct wsx_rings *r, struct wsx_enter *e)
 	if (e->min_complete > r->cq_entries)
 		return -E2BIG;
 	if (e->to_submit) {
-		ret = wsx_rings_submit(r, e->to_submit, &e->submitted,
-				       &e->error);
+		/* without min_complete the caller goes on running */
+		ret = wsx_rings_submit(r, e->to_submit, !e->min_complete,
+				       &e->submitted, &e->error);
 		if (ret)
 			return ret;
 	}

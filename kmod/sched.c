@@ -59,12 +59,15 @@
  * that finds work while spinning stops spinning and, if it was the last
  * spinning M, wakes another (wsx_wakep()) because more work may be queued.
  * Whoever queues work calls wsx_wakep() (after an inbox put, wsx_wake_p(),
- * which first tries the P's own idle bit, then the same search after the
- * same barrier): if no M is spinning and a P is idle, it claims
+ * which first tries the P's own idle bit - unless its caller runs on, below
+ * - then the same search after the same barrier): if no M is spinning and
+ * a P is idle, it claims
  * that P's idle bit - the idle P nearest the work: the P holding it, then
  * that P's victim order; for a global queue the search starts at the
  * queuing CPU's P; a submitter's own CPU's P is tried last, as its M
- * would wait for that CPU
+ * would wait for that CPU, and so is the P a submitter that runs on
+ * queued on when it is its own CPU's (struct wsx_queue_batch's
+ * caller_runs: the other M steals the items from the inbox)
  * (wsx_pidle_get(), wsx_p_busy_here(); counted by distance in the stats'
  * wakes_<level>) - then counts the M as spinning and wakes
  * it (a count before the claim would tell other queuers an M searches when
@@ -370,12 +373,25 @@ void wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
  * wsx_wake_p - after queueing on @p's inbox: wake @p's M if it is idle; if
  * it is busy, make sure an M is spinning, which may steal the item
  * (wsx_inbox_steal()): one near @p, a submitter's own P last
- * (wsx_p_busy_here()).
+ * (wsx_p_busy_here()).  @caller_runs: the caller goes on running on its
+ * CPU (struct wsx_queue_batch); when @p is that CPU's P, its M would wait
+ * for the caller, so the search comes first and @p is tried last; the M
+ * it wakes steals the items (models/queue.pml, the submitter that runs
+ * on; BUG_HERENEVER: @p never tried).
  */
-void wsx_wake_p(struct wsx_p *p)
+void wsx_wake_p(struct wsx_p *p, bool caller_runs)
 {
-	/* StoreLoad: the inbox item before the idle bits (litmus/inbox-put-park-sb) */
+	/*
+	 * StoreLoad: the inbox item before the idle bits
+	 * (litmus/inbox-put-park-sb), or before npidle and nmspinning
+	 * (litmus/inbox-put-runs-park-sb)
+	 */
 	smp_mb();
+	if (caller_runs && wsx_sched.steal_policy != WSX_STEAL_NONE &&
+	    p == wsx_p_busy_here()) {
+		__wsx_wakep(p, p);
+		return;
+	}
 	if (wsx_pidle_claim(p)) {
 		wsx_wake_count(p, p);
 		wsx_m_wake(READ_ONCE(p->m), false);

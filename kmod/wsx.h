@@ -151,6 +151,13 @@ int wsx_queue(struct wsx_item *item, enum wsx_where where, unsigned int p);
  *		after each flush, up to WSX_QUEUE_BATCH_MAX
  * @where:	their place, as for wsx_queue()
  * @p:		the P number for WSX_WHERE_P, else 0
+ * @caller_runs: set by the caller that goes on running on its CPU after a
+ *		flush rather than wait for the items (the rings' ENTER without
+ *		min_complete): a flush to its own CPU's P, when that P is idle,
+ *		wakes another idle P's M first, which steals the items, as the
+ *		P's own M would wait for the caller's CPU; false (the default)
+ *		wakes the P's own M, the nearest, whose CPU a caller that waits
+ *		frees
  */
 struct wsx_queue_batch {
 	struct llist_node *first;
@@ -159,6 +166,7 @@ struct wsx_queue_batch {
 	unsigned int max;
 	enum wsx_where where;
 	unsigned int p;
+	bool caller_runs;
 };
 
 #define WSX_QUEUE_BATCH_INIT	{ .max = 1 }

@@ -113,6 +113,8 @@
  *             wsx_queue_batch_add() would: the M woken (or the idle bit
  *             claimed) finds nothing, and the items wait behind a running
  *             one.
+ *   BUG_HERENEVER  sub_wake_p(): a submitter that runs on never wakes
+ *             the P it queued on, not even last.
  * The fixes N1-N4 are in the default model; models/README.md explains
  * them and shows the trails.
  *
@@ -125,7 +127,8 @@
  * items spawned, NAWAKE Ms looking for work at the start (the others start
  * parked, their P idle), NODES global queues (1 or 2), RQMAX the runq's
  * room for the inbox's items (default 255: no backlog).  The defaults (2, 2,
- * 1, 1, 1) take 4.2 million states (3.2 million while pidle_get() took the
+ * 1, 1, 1) take 5.5 million states (4.2 million before a submitter could
+ * run on, sub_wake_p(); 3.2 million while pidle_get() took the
  * lowest-numbered idle P: every order of its tries costs the rest).
  */
 
@@ -208,7 +211,9 @@ inline pidle_claim(id, got)
  */
 inline pidle_get(id)
 {
+#ifndef BUG_HERENEVER
 	assert(pg == 0);
+#endif
 	do
 	:: atomic { pg == (1 << NP) - 1 -> id = NONE; pg = 0 }
 		break
@@ -303,6 +308,34 @@ inline wake_p(p, got, id)
 #endif
 	fi;
 	got = false
+}
+
+/*
+ * A submitter's wakeup after its inbox put (wsx_inbox_put(), then
+ * wsx_wake_p()).  A caller that runs on after the put (a batch with
+ * caller_runs: the rings' ENTER that does not wait) on the CPU of the P it
+ * queued on does not claim that P first, whose M would wait for the
+ * caller's CPU: it calls wsx_wakep(), which tries that P last.  The
+ * submitter may be on any CPU and may run on or wait: either choice, at
+ * each put.  pidle_get() tries the Ps in any order, the target's last
+ * among them.
+ *   BUG_HERENEVER: the caller that runs on never wakes its own P, not even
+ *   last (the P marked tried): with the other Ps busy, nobody wakes.
+ */
+inline sub_wake_p(p, got, id)
+{
+	if
+	:: true ->	/* waits, or queues on another CPU's P */
+		wake_p(p, got, id)
+	:: true ->	/* runs on, on @p's CPU: wsx_wake_p()'s caller_runs */
+#ifdef BUG_HERENEVER
+		pg = 1 << p;
+		wakep(id);
+		pg = 0
+#else
+		wakep(id)
+#endif
+	fi
 }
 
 /*
@@ -740,7 +773,7 @@ proctype submitter()
 #endif
 		atomic { inbox[0] = inbox[0] + NSUB; created = created + NSUB }
 #ifndef BUG_BATCHEARLY
-		wake_p(0, got, id)
+		sub_wake_p(0, got, id)
 #endif
 	:: /* WSX_WHERE_GLOBAL: either node's queue */
 		atomic {
@@ -770,7 +803,7 @@ proctype submitter()
 		if
 		:: /* wsx_queue(WSX_WHERE_P, 0): wsx_inbox_put() */
 			atomic { inbox[0]++; created++ }	/* wsx_inbox_put() */
-			wake_p(0, got, id)			/* wsx_inbox_put() */
+			sub_wake_p(0, got, id)			/* wsx_inbox_put() */
 		:: /*
 		    * WSX_WHERE_GLOBAL: wsx_gq_queue(), from a
 		    * CPU of either node: that node's queue

@@ -14,7 +14,8 @@
  * scribbler writing garbage over the shared words while items run, as root
  * and as a non-root member of the group wsx; munmap
  * and fork while items run; close with items in flight; wait timeouts and
- * poll.
+ * poll; where an ENTER's item runs when its caller runs on, and when it
+ * waits.
  */
 #include <poll.h>
 #include <pthread.h>
@@ -1232,6 +1233,135 @@ TEST_F_TIMEOUT(slow, idle_pickup_sessions_cost_a_park_nothing, 600)
 		       ms_since(&t0));
 	free(ts);
 	EXPECT_GE(listed0, stat_now("rings_listed", false));
+}
+
+/* ---- where an ENTER's item runs: the caller runs on, or waits --------- */
+
+#define WHERE_ROUNDS	8
+
+/* The schedtrace line's idleprocs and spinningthreads; false if unread. */
+static bool idle_and_spinning(int *idle, int *spinning)
+{
+	char text[512];
+	const char *a, *b;
+
+	if (wsx_test_read_debugfs("schedtrace", text, sizeof(text)) <= 0)
+		return false;
+	a = strstr(text, "idleprocs=");
+	b = strstr(text, "spinningthreads=");
+	return a && b && sscanf(a, "idleprocs=%d", idle) == 1 &&
+	       sscanf(b, "spinningthreads=%d", spinning) == 1;
+}
+
+/* Every P idle and no M spinning, within 2 s (scaled). */
+static bool all_ps_idle(int nprocs)
+{
+	int idle = -1, spinning = -1;
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (idle_and_spinning(&idle, &spinning) && idle == nprocs &&
+		    !spinning)
+			return true;
+		usleep(2000);
+	} while (ms_since(&t0) < 2000 * wsx_test_scale());
+	return false;
+}
+
+/*
+ * One NOP on this CPU's P (place LOCAL) through ENTER(1, @wait), with every
+ * P idle, from CPU @cpu; without @wait the caller spins in userspace until
+ * the record shows, as a submitter that runs on does.  The CPU that ran
+ * it (a record with WSX_REQ_TIMESTAMPS), or -1 when not every P was idle
+ * first (the round does not count), -2 on a failure (reported).
+ */
+static int ran_on(struct __test_metadata *_metadata, struct wsx_tring *t,
+		  int nprocs, int cpu, bool wait)
+{
+	struct wsx_req r = nop(cpu);
+	struct collect c = { 0 };
+	struct timespec t0;
+	cpu_set_t one;
+
+	r.flags = WSX_REQ_TIMESTAMPS;	/* the record's cpu with it */
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one)) {
+		EXPECT_EQ(0, errno);
+		return -2;
+	}
+	if (!all_ps_idle(nprocs))
+		return -1;
+	EXPECT_TRUE(wsx_tring_push(t, &r));
+	EXPECT_EQ(0, wsx_tring_enter(t, 1, wait, 10 * SEC, NULL));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!wsx_tring_ready(t) && ms_since(&t0) < 5000 * wsx_test_scale())
+		;
+	EXPECT_EQ(1, wsx_tring_reap(t, 0, collect_one, &c));
+	EXPECT_EQ(1, c.count[cpu]);
+	return c.count[cpu] == 1 ? (int)c.recs[cpu].cpu : -2;
+}
+
+/*
+ * An ENTER that does not wait (min_complete 0) leaves its caller running
+ * on its CPU: the item it queues on that CPU's idle P is run by another
+ * idle P's M, which steals it, not by the P's own M, which would wait for
+ * the caller's CPU (the flood at batch 1 parked and woke an M per item
+ * that way).  An ENTER that waits frees its CPU: the P's own M runs it
+ * there.  With every P idle before each round, from each of the first
+ * nprocs CPUs this task may run on (the Ps are the first nprocs CPUs
+ * online at load) in turn, the waiting ENTER first.
+ */
+TEST(enter_without_wait_runs_elsewhere)
+{
+	int runs_judged = 0, runs_here = 0, waits_judged = 0, waits_here = 0;
+	int fd = wsx_test_open(), nprocs, ncpus = 0, got, idle, spinning;
+	int cpus[WHERE_ROUNDS];
+	char policy[32];
+	struct wsx_tring t;
+	cpu_set_t all;
+
+	ASSERT_LE(0, fd);
+	nprocs = wsx_test_nprocs(fd);
+	ASSERT_LT(0, nprocs);
+	if (wsx_test_param("steal_policy", policy, sizeof(policy)) > 0 &&
+	    !strncmp(policy, "none", 4))
+		SKIP(return, "steal_policy=none: no P steals another's item");
+	if (!idle_and_spinning(&idle, &spinning))
+		SKIP(return, "no schedtrace in debugfs: idle Ps unreadable");
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	for (int c = 0; c < CPU_SETSIZE && ncpus < nprocs &&
+	     ncpus < WHERE_ROUNDS; c++)
+		if (CPU_ISSET(c, &all))
+			cpus[ncpus++] = c;
+	if (nprocs < 2 || ncpus < 2)
+		SKIP(return, "one P or one CPU: no other P to run the item");
+	ASSERT_EQ(0, wsx_tring_setup(&t, fd, 4, 8));
+	for (int i = 0; i < WHERE_ROUNDS; i++) {
+		int cpu = cpus[i % ncpus];
+
+		got = ran_on(_metadata, &t, nprocs, cpu, true);
+		if (got >= 0) {
+			waits_judged++;
+			waits_here += got == cpu;
+		}
+		got = ran_on(_metadata, &t, nprocs, cpu, false);
+		if (got >= 0) {
+			runs_judged++;
+			runs_here += got == cpu;
+		}
+	}
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+	wsx_tring_unmap(&t);
+	close(fd);
+	ksft_print_msg("runs on: %d of %d items on the caller's CPU; waits: %d of %d\n",
+		       runs_here, runs_judged, waits_here, waits_judged);
+	if (runs_judged < WHERE_ROUNDS / 2 || waits_judged < WHERE_ROUNDS / 2)
+		SKIP(return, "all Ps idle in %d + %d of %d rounds: a P offline or busy",
+		     runs_judged, waits_judged, 2 * WHERE_ROUNDS);
+	EXPECT_EQ(0, runs_here);
+	EXPECT_EQ(waits_judged, waits_here);
 }
 
 TEST_HARNESS_MAIN

@@ -434,7 +434,11 @@ struct wsx_ring_setup {
  * struct wsx_enter - argument of WSX_IOC_ENTER (32 bytes)
  * @to_submit:	consume at most this many new SQ entries (0: none)
  * @min_complete: then wait until at least this many records are ready to
- *		read in the CQ (0: do not wait), at most cq_entries
+ *		read in the CQ (0: do not wait), at most cq_entries.  Without
+ *		a wait the caller goes on running on its CPU: an entry placed
+ *		on that CPU's idle P is then run, when another P is idle, by
+ *		that P, which steals it, rather than by a thread that would
+ *		wait for the caller's CPU
  * @timeout_ns:	how long to wait for them; negative = forever
  * @flags:	zero (none defined yet)
  * @submitted:	out: SQ entries consumed (each gets a record); ignored on
