@@ -1170,6 +1170,65 @@ static void on_alarm(int sig)
 {
 }
 
+#if defined(__x86_64__)
+/* Append @v to @p in hex (async-signal-safe); returns the new end. */
+static char *put_hex(char *p, const char *label, unsigned long long v)
+{
+	while (*label)
+		*p++ = *label++;
+	for (int shift = 60; shift >= 0; shift -= 4)
+		*p++ = "0123456789abcdef"[(v >> shift) & 15];
+	return p;
+}
+
+/*
+ * A worker that faults says where, and what its stack held there, before
+ * it dies of the signal as before (SA_RESETHAND, then the signal again):
+ * a corrupt return address shows its value, which tells a record the
+ * module wrote from a pointer userspace broke.  On its own stack, in case
+ * that one is the broken thing.
+ */
+static void on_fault(int sig, siginfo_t *si, void *uc_void)
+{
+	const ucontext_t *uc = uc_void;
+	unsigned long long sp = uc->uc_mcontext.gregs[REG_RSP];
+	char line[256], *p = line;
+
+	p = put_hex(p, "# fault: signal ", sig);
+	p = put_hex(p, " addr ", (unsigned long long)(uintptr_t)si->si_addr);
+	p = put_hex(p, " ip ", uc->uc_mcontext.gregs[REG_RIP]);
+	p = put_hex(p, " sp ", sp);
+	*p++ = '\n';
+	write(2, line, p - line);
+	p = line;
+	for (int i = 0; i < 4; i++)
+		p = put_hex(p, i ? " " : "# fault: stack ",
+			    ((const unsigned long long *)(uintptr_t)sp)[i]);
+	*p++ = '\n';
+	write(2, line, p - line);
+	raise(sig);
+}
+
+static void report_faults(void)
+{
+	static char alt[64 * 1024];
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt) };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
+	if (sigaltstack(&ss, NULL))
+		return;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+}
+#else
+static void report_faults(void)
+{
+}
+#endif
+
 /* Drain @s: every item it queued must come back exactly once. */
 static void drain(struct sess *s)
 {
@@ -1223,6 +1282,7 @@ static int worker(int id, __u64 seed, long calls)
 			strerror(errno));
 		return 2;
 	}
+	report_faults();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART */
 	sigaction(SIGALRM, &sa, NULL);
