@@ -801,7 +801,13 @@ proctype submitter()
 	:: n < NSUB ->
 		sub_busy = true;
 		if
-		:: /* wsx_queue(WSX_WHERE_P, 0): wsx_inbox_put() */
+		:: /*
+		    * wsx_queue(WSX_WHERE_P, 0): wsx_inbox_put(); its
+		    * wakeup as sub_wake_p()'s, either way, which also
+		    * covers a rings ENTER of one entry that does not wait
+		    * (wsx_queue() itself never passes caller_runs: an
+		    * over-approximation)
+		    */
 			atomic { inbox[0]++; created++ }	/* wsx_inbox_put() */
 			sub_wake_p(0, got, id)			/* wsx_inbox_put() */
 		:: /*
