@@ -1184,9 +1184,8 @@ static char *put_hex(char *p, const char *label, unsigned long long v)
 /*
  * A worker that faults says where, and what its stack held there, before
  * it dies of the signal as before (SA_RESETHAND, then the signal again):
- * a corrupt return address shows its value, which tells a record the
- * module wrote from a pointer userspace broke.  On its own stack, in case
- * that one is the broken thing.
+ * a corrupt return address shows its value, which may tell who wrote it.
+ * On its own stack, in case that one is the broken thing.
  */
 static void on_fault(int sig, siginfo_t *si, void *uc_void)
 {
