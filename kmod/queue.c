@@ -207,7 +207,10 @@ bool wsx_runq_put(struct wsx_p *p, struct wsx_item *item, bool next)
 {
 	if (next) {
 		/* thieves may empty runnext meanwhile: xchg, not a store
-		 * (litmus/runq-put-runnext-steal-mp, runq-put-runnext-steal-once)
+		 * (litmus/runq-put-runnext-steal-mp, runq-put-runnext-steal-once);
+		 * fully ordered, as wsx_put_next()'s wakeup uses it as its
+		 * StoreLoad barrier when it displaced nothing
+		 * (litmus/runnext-put-wakep-park-sb)
 		 */
 		item = xchg(&p->runnext, item);
 		if (!item)
@@ -367,7 +370,7 @@ struct wsx_item *wsx_gq_tick_get(struct wsx_p *p)
 /*
  * From an M holding @p: @item in @p's runnext, the item that held it to the
  * runq's tail (Go's runqput(next=true)), and a wakeup for an idle P that
- * may steal the displaced one.  Returns true when an item was displaced.
+ * may steal either.  Returns true when an item was displaced.
  */
 static bool wsx_put_next(struct wsx_p *p, struct wsx_item *item)
 {
@@ -375,7 +378,18 @@ static bool wsx_put_next(struct wsx_p *p, struct wsx_item *item)
 
 	wsx_item_stamp(item, p->id, WSX_ORIGIN_LOCAL);
 	displaced = wsx_runq_put(p, item, true);
-	wsx_wakep(p, NULL);
+	/*
+	 * When it displaced nothing, the item was published by
+	 * wsx_runq_put()'s fully ordered xchg(), the barrier wsx_wakep()
+	 * would add (litmus/runnext-put-wakep-park-sb).  A displaced one went
+	 * to the runq's tail by a release store, or with half the runq to
+	 * the global queue under its lock (wsx_runq_spill()): neither orders
+	 * a later load (litmus/wakep-park-sb).
+	 */
+	if (displaced)
+		wsx_wakep(p, NULL);
+	else
+		wsx_wakep_ordered(p, NULL);
 	return displaced;
 }
 

@@ -85,7 +85,10 @@
  * (litmus/wakep-park-sb; through an inbox, litmus/inbox-put-park-sb).
  * At least one of them sees the other's store: either the queuer sees the
  * parker idle and not spinning and wakes it, or the parker sees the item and
- * takes its P back.  The parker reads the length of every node's global
+ * takes its P back.  A put into an empty runnext (wsx_put_next(): a spawn,
+ * or a ready from an M) is a fully ordered xchg(), which is the queuer's
+ * barrier already (wsx_wakep_ordered(), litmus/runnext-put-wakep-park-sb).
+ * The parker reads the length of every node's global
  * queue, not only its own node's: a queuer on another node that saw it
  * spinning woke nobody (models/queue.pml, BUG_G1).  Every parker, spinning
  * or not, also rechecks every P's runq, runnext and inbox: the last
@@ -320,8 +323,9 @@ static void wsx_wake_count(struct wsx_p *p, const struct wsx_p *near)
 }
 
 /*
- * __wsx_wakep - wsx_wakep() after its full barrier (wsx_wake_p()'s, or
- * its own); @near and @last as for wsx_pidle_get().
+ * __wsx_wakep - wsx_wakep() after its full barrier (wsx_wake_p()'s, its
+ * own, or the xchg() of wsx_wakep_ordered()'s caller); @near and @last as
+ * for wsx_pidle_get().
  */
 static void __wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
 {
@@ -366,6 +370,18 @@ void wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
 {
 	/* StoreLoad: the queued item before the reads below (litmus/wakep-park-sb) */
 	smp_mb();
+	__wsx_wakep(near, last);
+}
+
+/*
+ * wsx_wakep_ordered - wsx_wakep() for a queuer whose last step, the one
+ * that made the work visible, was a value-returning atomic RMW that
+ * succeeded (fully ordered): it stands for wsx_wakep()'s barrier
+ * (wsx_put_next()'s xchg() into an empty runnext:
+ * litmus/runnext-put-wakep-park-sb).  @near and @last as for wsx_wakep().
+ */
+void wsx_wakep_ordered(const struct wsx_p *near, const struct wsx_p *last)
+{
 	__wsx_wakep(near, last);
 }
 
@@ -517,7 +533,9 @@ static void wsx_m_park(struct wsx_m *m)
 	wsx_fault_sleep(WSX_FAULT_PARK_BEFORE_RECHECK);
 	/*
 	 * StoreLoad: pairs with smp_mb() in wsx_wakep() and wsx_wake_p()
-	 * (litmus/wakep-park-sb, inbox-put-park-sb)
+	 * (litmus/wakep-park-sb, inbox-put-park-sb), and with the xchg() of
+	 * wsx_runq_put() before wsx_wakep_ordered()
+	 * (litmus/runnext-put-wakep-park-sb)
 	 */
 	smp_mb();
 

@@ -284,6 +284,7 @@ struct wsx_p *wsx_pidle_get(const struct wsx_p *near,
 void wsx_m_wake(struct wsx_m *m, bool spinning);
 struct wsx_p *wsx_p_busy_here(void);
 void wsx_wakep(const struct wsx_p *near, const struct wsx_p *last);
+void wsx_wakep_ordered(const struct wsx_p *near, const struct wsx_p *last);
 void wsx_wake_p(struct wsx_p *p, bool caller_runs);
 
 int wsx_sched_init(const struct wsx_sched_params *params);
