@@ -36,6 +36,8 @@ const char trace_help[] =
 	"recording the per-CPU buffer is enlarged (--buffer-kb), the trace\n"
 	"clock set to \"mono\" (one clock for all CPUs) and the buffer cleared;\n"
 	"the previous buffer size, clock and tracing_on are restored after.\n"
+	"The kernel's sched:sched_switch event is recorded too, if it can be\n"
+	"enabled (else one line says so), and left as it was after.\n"
 	"\n"
 	"The JSON (Chrome trace-event format; open it in ui.perfetto.dev or\n"
 	"chrome://tracing) has one track per CPU, \"CPU <n> (P<p>)\", with a\n"
@@ -77,6 +79,17 @@ const char trace_help[] =
 	"longest, with the P idle longest and the item waiting longest as it\n"
 	"ended.  The SVG marks those intervals in red.\n"
 	"\n"
+	"With sched_switch events in the trace (recorded, or in --input) a\n"
+	"line splits the idle P time by what the P's CPU ran: \"nothing\n"
+	"(idle)\" (swapper/N), \"Ms between items\" (wsx/N), \"other tasks\"\n"
+	"(with the three longest), and \"unknown\" (before the CPU's first\n"
+	"sched_switch) if any.  The time split is each P's idle periods longer\n"
+	"than T, from T into the period to its end, while some item had\n"
+	"waited more than T: the integral of I over the times W > 0, which\n"
+	"exceeds the measure when fewer items waited than Ps idled.  A P's CPU\n"
+	"is that of its latest wsx_item_start (its first, before any); a P\n"
+	"that started no item is left out.\n"
+	"\n"
 	"Options:\n"
 	"  -o, --output FILE   the JSON file ('-': standard output)\n"
 	"  -s, --svg FILE      the SVG file ('-': standard output)\n"
@@ -103,11 +116,14 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
+#define SCHED_SWITCH	"events/sched/sched_switch/enable"
+
 struct saved {
 	char clock[64];
 	char buffer_kb[64];
 	char tracing_on[16];
-	bool have_clock, have_kb, have_on;
+	char sched_switch[16];
+	bool have_clock, have_kb, have_on, have_switch;
 };
 
 static void save_state(const char *dir, struct saved *s)
@@ -121,6 +137,11 @@ static void save_state(const char *dir, struct saved *s)
 		s->have_kb = false;
 	s->have_on = !tracefs_read_line(dir, "tracing_on", s->tracing_on,
 					sizeof(s->tracing_on));
+	s->have_switch = !tracefs_read_line(dir, SCHED_SWITCH,
+					    s->sched_switch,
+					    sizeof(s->sched_switch)) &&
+			 (!strcmp(s->sched_switch, "0") ||
+			  !strcmp(s->sched_switch, "1"));
 }
 
 static void restore_state(const char *dir, const struct saved *s)
@@ -131,6 +152,22 @@ static void restore_state(const char *dir, const struct saved *s)
 		tracefs_write(dir, "trace_clock", s->clock);
 	if (s->have_on)
 		tracefs_write(dir, "tracing_on", s->tracing_on);
+	if (s->have_switch)
+		tracefs_write(dir, SCHED_SWITCH, s->sched_switch);
+}
+
+/*
+ * sched:sched_switch too, for the split of the idle P time by what the
+ * CPUs ran; without it, one line says so and the recording goes on.
+ */
+static void enable_sched_switch(const char *dir)
+{
+	int ret = tracefs_write(dir, SCHED_SWITCH, "1");
+
+	if (ret)
+		fprintf(stderr, "wsxctl trace: cannot enable sched:sched_switch "
+			"(%s): no split of the idle P time by what the CPUs "
+			"ran\n", strerror(-ret));
 }
 
 static int start_tracing(const char *dir, uint64_t buffer_kb)
@@ -155,6 +192,7 @@ static int start_tracing(const char *dir, uint64_t buffer_kb)
 	ret = tracefs_write(dir, "events/wsx/enable", "1");
 	if (ret)
 		return report("trace: enable events/wsx", ret);
+	enable_sched_switch(dir);
 	return 0;
 }
 
@@ -274,6 +312,31 @@ static void print_waste(const struct wt_trace *t, const struct wt_waste *w)
 		(sp->end - sp->start) / 1e6, (sp->start - t->t0) / 1e9,
 		w->idle_p, w->idle_ns / 1e6, w->waiter->seq, where,
 		w->wait_ns / 1e6);
+}
+
+/*
+ * With sched_switch events: the idle P time of the measure by what its
+ * CPU ran, the other tasks that ran longest named.
+ */
+static void print_split(const struct wt_waste *w)
+{
+	size_t i;
+
+	if (!w->split)
+		return;
+	fprintf(stderr, "wsxctl trace: the idle P time by what its CPU ran: "
+		"nothing (idle) %.3f ms, Ms between items %.3f ms, other "
+		"tasks %.3f ms", w->ran_ns[WT_RAN_IDLE] / 1e6,
+		w->ran_ns[WT_RAN_M] / 1e6, w->ran_ns[WT_RAN_OTHER] / 1e6);
+	for (i = 0; i < w->ntop; i++)
+		fprintf(stderr, "%s%s %.3f ms", i ? ", " : " (",
+			w->top[i].comm, w->top[i].ns / 1e6);
+	if (w->ntop)
+		fputc(')', stderr);
+	if (w->ran_ns[WT_RAN_UNKNOWN])
+		fprintf(stderr, ", unknown %.3f ms",
+			w->ran_ns[WT_RAN_UNKNOWN] / 1e6);
+	fputc('\n', stderr);
 }
 
 static int save_raw(const char *path, const char *text, size_t len)
@@ -448,6 +511,7 @@ int cmd_trace(const struct cmd *cmd, int argc, char **argv)
 	else
 		wait_seconds(seconds);
 	tracefs_write(dir, "events/wsx/enable", "0");
+	tracefs_write(dir, SCHED_SWITCH, "0");
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 
@@ -480,6 +544,7 @@ convert:
 			t.count[WT_ITEM_PARK], t.count[WT_ITEM_READY],
 			t.readied_starts, t.readied_here);
 	print_waste(&t, &w);
+	print_split(&w);
 	wt_waste_free(&w);
 	if (t.lost) {
 		fprintf(stderr, "wsxctl trace: %llu events lost: the buffer "

@@ -156,13 +156,84 @@ static bool parse_fields(struct wt_event *ev, const char *s, const char *end)
 }
 
 /*
- * One line "TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: FIELDS".  Returns 1 for
- * a wsx event stored in @ev, 0 for another line, -1 for a wsx event that
- * does not parse.
+ * The timestamp and CPU of a line "TASK-PID [CPU] FLAGS TIMESTAMP: EVENT:
+ * ..." [@s, ...), whose EVENT begins at @name; false if they do not parse.
  */
-static int parse_line(const char *s, const char *end, struct wt_event *ev)
+static bool parse_head(const char *s, const char *name, uint64_t *ns,
+		       int *cpu)
 {
-	const char *name, *colon, *ts, *p, *lb;
+	const char *ts, *p, *lb;
+
+	/* the timestamp ends at the ':' before the name */
+	ts = name - 2;
+	while (ts > s && ts[-1] != ' ' && ts[-1] != ']')
+		ts--;
+	if (!parse_ts(ts, name - 2, ns))
+		return false;
+	/* the CPU: the last "[digits]" before the timestamp */
+	for (p = ts; p > s && p[-1] != ']'; p--)
+		;
+	if (p == s)
+		return false;
+	for (lb = p - 1; lb > s && lb[-1] != '['; lb--)
+		;
+	if (lb == s || lb == p - 1)
+		return false;
+	*cpu = atoi(lb);
+	return true;
+}
+
+/* The last @needle in [@s, @end), or NULL. */
+static const char *find_last(const char *s, const char *end,
+			     const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	if ((size_t)(end - s) < n)
+		return NULL;
+	for (i = end - s - n + 1; i--; )
+		if (!memcmp(s + i, needle, n))
+			return s + i;
+	return NULL;
+}
+
+/* Highest CPU number a sched_switch line may have (no huge lane arrays). */
+#define WT_MAX_CPU	65535
+
+/*
+ * The fields [@s, @end) of a sched_switch: its next_comm into
+ * [*@comm, *@comm + *@len); false if they do not parse.
+ */
+static bool parse_switch(const char *s, const char *end, const char **comm,
+			 size_t *len)
+{
+	static const char key[] = "==> next_comm=";
+	const char *a = memmem(s, end - s, key, sizeof(key) - 1);
+	const char *b = find_last(s, end, " next_pid=");
+	int pid;
+
+	if (!a || !b || a + sizeof(key) - 1 > b ||
+	    !field_int(b, end, "next_pid", &pid))
+		return false;
+	*comm = a + sizeof(key) - 1;
+	*len = b - *comm;
+	return true;
+}
+
+enum { LINE_BAD = -1, LINE_OTHER, LINE_WSX, LINE_SWITCH };
+
+/*
+ * One line "TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: FIELDS".  Returns
+ * LINE_WSX for a wsx event stored in @ev, LINE_SWITCH for a sched_switch
+ * (its timestamp and CPU in @ev, its next_comm in @comm, @len), LINE_OTHER
+ * for another line (a sched_switch that does not parse among them),
+ * LINE_BAD for a wsx event that does not parse.
+ */
+static int parse_line(const char *s, const char *end, struct wt_event *ev,
+		      const char **comm, size_t *len)
+{
+	static const char sw[] = ": sched_switch: ";
+	const char *name, *colon, *p;
 	size_t i;
 
 	name = NULL;
@@ -171,39 +242,116 @@ static int parse_line(const char *s, const char *end, struct wt_event *ev)
 			name = p + 2;
 			break;
 		}
+		if ((size_t)(end - p) >= sizeof(sw) - 1 &&
+		    !memcmp(p, sw, sizeof(sw) - 1)) {
+			memset(ev, 0, sizeof(*ev));
+			return parse_head(s, p + 2, &ev->ts, &ev->cpu) &&
+			       ev->cpu >= 0 && ev->cpu <= WT_MAX_CPU &&
+			       parse_switch(p + sizeof(sw) - 1, end, comm,
+					    len) ? LINE_SWITCH : LINE_OTHER;
+		}
 	}
 	if (!name)
-		return 0;
+		return LINE_OTHER;
 	colon = memchr(name, ':', end - name);
 	if (!colon)
-		return 0;
+		return LINE_OTHER;
 	memset(ev, 0, sizeof(*ev));
 	for (i = 0; i < WT_NR_TYPES; i++)
 		if (strlen(type_names[i]) == (size_t)(colon - name) &&
 		    !memcmp(name, type_names[i], colon - name))
 			break;
 	if (i == WT_NR_TYPES)
-		return 0;	/* a wsx_ event of a later module */
+		return LINE_OTHER;	/* a wsx_ event of a later module */
 	ev->type = i;
-	/* the timestamp ends at the ':' before the name */
-	ts = name - 2;
-	while (ts > s && ts[-1] != ' ' && ts[-1] != ']')
-		ts--;
-	if (!parse_ts(ts, name - 2, &ev->ts))
-		return -1;
-	/* the CPU: the last "[digits]" before the timestamp */
-	for (p = ts; p > s && p[-1] != ']'; p--)
-		;
-	if (p == s)
-		return -1;
-	for (lb = p - 1; lb > s && lb[-1] != '['; lb--)
-		;
-	if (lb == s || lb == p - 1)
-		return -1;
-	ev->cpu = atoi(lb);
-	if (!parse_fields(ev, colon + 1, end))
-		return -1;
-	return 1;
+	if (!parse_head(s, name, &ev->ts, &ev->cpu) ||
+	    !parse_fields(ev, colon + 1, end))
+		return LINE_BAD;
+	return LINE_WSX;
+}
+
+/*
+ * Task name -> index in t->comms, open addressing on a string hash; grown
+ * to keep it at most half full.
+ */
+struct comm_map {
+	size_t *vals;	/* index + 1; 0: empty */
+	size_t mask;
+	size_t cap;	/* of t->comms */
+};
+
+static size_t comm_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return (size_t)h;
+}
+
+static size_t *comm_slot(const struct comm_map *m, char **comms,
+			 const char *s, size_t len)
+{
+	size_t i = comm_hash(s, len);
+
+	for (;; i++) {
+		i &= m->mask;
+		if (!m->vals[i] || (!strncmp(comms[m->vals[i] - 1], s, len) &&
+				    !comms[m->vals[i] - 1][len]))
+			return &m->vals[i];
+	}
+}
+
+/* Room in @m and t->comms for one more name; 0 or -ENOMEM. */
+static int comm_grow(struct wt_trace *t, struct comm_map *m)
+{
+	size_t i, ncap = m->cap ? 2 * m->cap : 32;
+	struct comm_map n = { NULL, 2 * ncap - 1, ncap };
+	char **c;
+
+	if (t->ncomms < m->cap)
+		return 0;
+	c = realloc(t->comms, ncap * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	t->comms = c;
+	n.vals = calloc(2 * ncap, sizeof(*n.vals));
+	if (!n.vals)
+		return -ENOMEM;
+	for (i = 0; i < t->ncomms; i++)
+		*comm_slot(&n, t->comms, t->comms[i],
+			   strlen(t->comms[i])) = i + 1;
+	free(m->vals);
+	*m = n;
+	return 0;
+}
+
+/* Appends the sched_switch at @ev's time on its CPU to @comm. */
+static int add_switch(struct wt_trace *t, struct comm_map *m, size_t *cap,
+		      const struct wt_event *ev, const char *comm, size_t len)
+{
+	size_t *slot;
+
+	if (comm_grow(t, m))
+		return -ENOMEM;
+	slot = comm_slot(m, t->comms, comm, len);
+	if (!*slot) {
+		t->comms[t->ncomms] = strndup(comm, len);
+		if (!t->comms[t->ncomms])
+			return -ENOMEM;
+		*slot = ++t->ncomms;
+	}
+	if (t->nsw == *cap) {
+		struct wt_switch *n;
+
+		*cap = *cap ? 2 * *cap : 1024;
+		n = realloc(t->sw, *cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		t->sw = n;
+	}
+	t->sw[t->nsw++] = (struct wt_switch){ ev->ts, ev->cpu, *slot - 1 };
+	return 0;
 }
 
 /* item pointer -> index of its latest run in t->items; open addressing */
@@ -373,9 +521,10 @@ static void note_lost(struct wt_trace *t, const char *s, const char *end)
 
 int wt_parse(const char *text, struct wt_trace *t)
 {
-	const char *line, *end;
+	struct comm_map cm = { NULL, 0, 0 };
+	const char *line, *end, *comm = NULL;
 	struct wt_event ev;
-	size_t cap = 0;
+	size_t cap = 0, swcap = 0, clen = 0;
 	int ret;
 
 	if (!text || !t)
@@ -388,10 +537,16 @@ int wt_parse(const char *text, struct wt_trace *t)
 			continue;
 		}
 		ret = parse_line(line, end > line && end[-1] == '\r' ?
-				 end - 1 : end, &ev);
-		if (ret < 0)
+				 end - 1 : end, &ev, &comm, &clen);
+		if (ret == LINE_BAD)
 			t->skipped++;
-		if (ret <= 0)
+		if (ret == LINE_SWITCH &&
+		    add_switch(t, &cm, &swcap, &ev, comm, clen)) {
+			free(cm.vals);
+			wt_free(t);
+			return -ENOMEM;
+		}
+		if (ret != LINE_WSX)
 			continue;
 		if (t->nev == cap) {
 			struct wt_event *n;
@@ -399,6 +554,7 @@ int wt_parse(const char *text, struct wt_trace *t)
 			cap = cap ? 2 * cap : 1024;
 			n = realloc(t->ev, cap * sizeof(*n));
 			if (!n) {
+				free(cm.vals);
 				wt_free(t);
 				return -ENOMEM;
 			}
@@ -429,6 +585,7 @@ int wt_parse(const char *text, struct wt_trace *t)
 				t->nprocs = ev.victim + 1;
 		}
 	}
+	free(cm.vals);
 	ret = build_items(t);
 	if (ret)
 		wt_free(t);
@@ -437,10 +594,16 @@ int wt_parse(const char *text, struct wt_trace *t)
 
 void wt_free(struct wt_trace *t)
 {
+	size_t i;
+
 	if (!t)
 		return;
 	free(t->ev);
 	free(t->items);
+	free(t->sw);
+	for (i = 0; i < t->ncomms; i++)
+		free(t->comms[i]);
+	free(t->comms);
 	memset(t, 0, sizeof(*t));
 }
 

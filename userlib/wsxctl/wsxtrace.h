@@ -3,6 +3,7 @@
  * wsxtrace: the wsx tracepoints as tracefs prints them, parsed into a
  * timeline (items with their queue, start and end, steals, spills, parks,
  * handoffs, continuations parked and readied),
+ * with the kernel's sched_switch events beside it (what each CPU ran),
  * and that timeline written as Chrome/Perfetto trace-event JSON or as a
  * self-contained SVG.  No system calls: `wsxctl trace` feeds it the text of
  * tracefs's "trace" file, the host tests a captured sample.
@@ -57,9 +58,28 @@ struct wt_item {
 	int r_cpu;
 };
 
+/*
+ * A sched:sched_switch event: from @ts on, CPU @cpu ran the task named
+ * comms[@comm] of its trace (the event's next_comm).
+ */
+struct wt_switch {
+	uint64_t ts;
+	int cpu;
+	size_t comm;
+};
+
 struct wt_trace {
 	struct wt_event *ev;
 	size_t nev;
+	/*
+	 * The sched_switch events, in trace order, and the distinct task
+	 * names they switched to.  They are not events of @ev: they change
+	 * neither t0, t1, ncpus nor the counts below.
+	 */
+	struct wt_switch *sw;
+	size_t nsw;
+	char **comms;
+	size_t ncomms;
 	struct wt_item *items;
 	size_t nitems;
 	uint64_t t0, t1;	/* first and last timestamp */
@@ -79,6 +99,10 @@ struct wt_trace {
  *
  * Lines that are not wsx events (comments, other tracers' events) are
  * skipped; wsx events that do not parse are counted in @t->skipped.
+ * sched:sched_switch lines ("... sched_switch: prev_comm=... ==>
+ * next_comm=NAME next_pid=N next_prio=N") go to @t->sw, NAME being all
+ * between "next_comm=" and the last " next_pid=" (spaces included); one
+ * that does not parse so is skipped, and not counted.
  * Returns 0, -ENOMEM, or -EINVAL (NULL arguments).  Free with wt_free().
  */
 int wt_parse(const char *text, struct wt_trace *t);

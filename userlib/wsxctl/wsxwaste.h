@@ -15,6 +15,23 @@
  * Not seen: Ps that have no event in the trace, and items that were
  * running when the trace began (an end without a start): their P counts as
  * idle until its first start.
+ *
+ * With sched:sched_switch events in the trace, the idle P time is split by
+ * what the P's CPU ran.  The time split is the measure's own, restricted as
+ * it is by T: each P's idle periods longer than T, from T into the period
+ * to its end, at the times when W(t) > 0 (an item had waited more than T).
+ * Summed over the Ps that is the integral of I(t) over the times W(t) > 0,
+ * each idle P counted: it can exceed the measure, min(I, W), when fewer
+ * items waited than Ps idled.  A P's CPU is the one its wsx_item_start
+ * events are recorded on (the [cpu] column of the events with its p=):
+ * the CPU of its latest start at or before the moment, or of its first
+ * start for moments before it (a P starts nothing while idle, so one CPU
+ * per idle period).  A P never seen starting an item is not split.  What
+ * ran on a CPU at a moment is the next_comm of its latest sched_switch at
+ * or before it, unknown before its first: "swapper" or "swapper/..." is
+ * nothing (the idle task), "wsx/..." an M (between items: spinning,
+ * stealing, the executor's overhead), any other name another task (the M
+ * could not run).
  */
 #ifndef WSXWASTE_H
 #define WSXWASTE_H
@@ -28,6 +45,22 @@
 struct wt_waste_span {
 	uint64_t start, end;	/* ns, the trace's clock */
 	unsigned int most;	/* the highest min(I, W) in it */
+};
+
+/* What a P's CPU ran while the P was counted idle. */
+enum wt_ran {
+	WT_RAN_IDLE,	/* nothing: the idle task, "swapper/..." */
+	WT_RAN_M,	/* an M, "wsx/...", between items */
+	WT_RAN_OTHER,	/* another task */
+	WT_RAN_UNKNOWN,	/* before the CPU's first sched_switch */
+	WT_RAN_NR
+};
+
+#define WT_TOP_COMMS	3
+
+struct wt_waste_comm {
+	const char *comm;	/* into the trace's comms */
+	uint64_t ns;
 };
 
 struct wt_waste {
@@ -45,13 +78,23 @@ struct wt_waste {
 	uint64_t idle_ns;
 	const struct wt_item *waiter;	/* into the trace's items */
 	uint64_t wait_ns;
+	/*
+	 * The idle P time by what its CPU ran (see above), if the trace had
+	 * sched_switch events (@split); the other tasks that ran longest,
+	 * longest first (the first seen of equals), @ntop of them.
+	 */
+	bool split;
+	uint64_t ran_ns[WT_RAN_NR];
+	struct wt_waste_comm top[WT_TOP_COMMS];
+	size_t ntop;
 };
 
 /*
  * wt_waste - measure @t with threshold @threshold_ns into @w
  *
  * Returns 0, or -ENOMEM (@w then holds nothing to free).  Free with
- * wt_waste_free().  @w->waiter points into @t->items: free @t after @w.
+ * wt_waste_free().  @w->waiter points into @t->items, @w->top's names into
+ * @t->comms: free @t after @w.
  */
 int wt_waste(const struct wt_trace *t, uint64_t threshold_ns,
 	     struct wt_waste *w);

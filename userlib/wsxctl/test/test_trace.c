@@ -2,7 +2,8 @@
 /*
  * The trace parser and its JSON and SVG writers, on a tracefs text captured
  * in the wsx VM (test/data/seeds-trace.txt: the seeds' scenario, 20 SPIN
- * items on P0 of 4 Ps) and on small made-up texts for the corner cases.
+ * items on P0 of 4 Ps) and on small made-up texts for the corner cases
+ * and the sched_switch lines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -395,10 +396,85 @@ static void test_readies(void)
 	wt_free(&t);
 }
 
+/*
+ * sched_switch lines: a next_comm with a space and a slash, one switched
+ * to twice (one name), one holding " next_pid=" itself (the name runs to
+ * the last), one without next_pid (skipped, not counted), beside a wsx
+ * event whose t0, t1 and CPUs they do not change.
+ */
+static const char switches[] =
+	"          sh-1     [001] d..2. 1.000000: sched_switch: prev_comm=sh "
+	"prev_pid=1 prev_prio=120 prev_state=R+ ==> next_comm=my prog/2 "
+	"next_pid=77 next_prio=120\n"
+	"  wsx/0-8 [000] ..... 1.000010: wsx_item_start: item=aa p=0 m=0 "
+	"from=0 stolen=0\n"
+	"          <idle>-0 [002] d..2. 1.000020: sched_switch: "
+	"prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> "
+	"next_comm=wsx/3 next_pid=90 next_prio=120\r\n"
+	"  my prog/2-77 [001] d..2. 1.000030: sched_switch: prev_comm=my "
+	"prog/2 prev_pid=77 prev_prio=120 prev_state=S ==> next_comm=my "
+	"prog/2 next_pid=78 next_prio=120\n"
+	"  x-5 [001] d..2. 1.000040: sched_switch: prev_comm=a prev_pid=78 "
+	"prev_prio=120 prev_state=S ==> next_comm=odd next_pid= x "
+	"next_pid=79 next_prio=120\n"
+	"  x-5 [003] d..2. 1.000050: sched_switch: prev_comm=a ==> "
+	"next_comm=b\n";
+
+static void test_switches(void)
+{
+	struct wt_trace t;
+	char name[16];
+	char *text;
+	size_t i, len = 0, ok = 0;
+	FILE *f;
+
+	KTAP_EQ(wt_parse(switches, &t), 0, "switches: parse");
+	KTAP_EQ(t.nsw, 4, "switches: 4 sched_switch events, one skipped");
+	KTAP_EQ(t.ncomms, 3, "switches: 3 names");
+	ktap_check(t.nsw == 4 && t.sw[0].cpu == 1 &&
+		   t.sw[0].ts == 1000000000 &&
+		   !strcmp(t.comms[t.sw[0].comm], "my prog/2"),
+		   "switches: CPU 1 at 1 s to \"my prog/2\"");
+	ktap_check(t.nsw == 4 && t.sw[1].cpu == 2 &&
+		   t.sw[1].ts == 1000020000 &&
+		   !strcmp(t.comms[t.sw[1].comm], "wsx/3"),
+		   "switches: CPU 2 to wsx/3 (CRLF line)");
+	ktap_check(t.nsw == 4 && t.sw[2].comm == t.sw[0].comm,
+		   "switches: my prog/2 again, the same name");
+	ktap_check(t.nsw == 4 && t.sw[3].ts == 1000040000 &&
+		   !strcmp(t.comms[t.sw[3].comm], "odd next_pid= x"),
+		   "switches: the name runs to the last \" next_pid=\"");
+	ktap_check(t.nev == 1 && t.t0 == 1000010000 && t.t1 == 1000010000 &&
+		   t.ncpus == 1 && t.skipped == 0,
+		   "switches: t0, t1, CPUs and skipped from the wsx event "
+		   "alone");
+	wt_free(&t);
+
+	/* 100 names: the name map grows; each switch keeps its own */
+	f = open_memstream(&text, &len);
+	for (i = 0; i < 200; i++)
+		fprintf(f, "  x-1 [%03zu] d..2. 1.%06zu: sched_switch: "
+			"prev_comm=a prev_pid=1 prev_prio=120 prev_state=S "
+			"==> next_comm=task %zu next_pid=%zu next_prio=120\n",
+			i % 7, i, i % 100, i);
+	fclose(f);
+	KTAP_EQ(wt_parse(text, &t), 0, "switches: 200 lines parse");
+	KTAP_EQ(t.ncomms, 100, "switches: 100 names");
+	for (i = 0; i < t.nsw; i++) {
+		snprintf(name, sizeof(name), "task %zu", i % 100);
+		ok += !strcmp(t.comms[t.sw[i].comm], name) &&
+		      t.sw[i].cpu == (int)(i % 7);
+	}
+	KTAP_EQ(ok, 200, "switches: each of the 200 to its own name, CPU");
+	wt_free(&t);
+	free(text);
+}
+
 int main(void)
 {
 	test_seeds();
 	test_corners();
 	test_readies();
+	test_switches();
 	return ktap_done();
 }

@@ -520,6 +520,66 @@ at 0.007 s: P1 idle 10.000 ms while item #2, queued on P0, waited 5.000 ms" \
 		--svg /dev/null -T 0
 	has err "idle P 5.000 ms while items waited (T = 0 ms): 12.50%" \
 		"... the whole 5 ms wait"
+	! grep -q "by what its CPU ran" "$tmp/err"
+	ok $? "... no split of the idle P time without sched_switch"
+}
+
+# trace --input with sched_switch: check_trace's trace, CPU 1 (P1's)
+# running sh from 1 ms and the idle task from 8 ms; B waits 5-10 ms.  The
+# lines follow the wsx events, out of time order: each CPU's are sorted.
+check_trace_split() {
+	ss="sched_switch: prev_comm=x prev_pid=1 prev_prio=120 prev_state=S ==>"
+	printf '  w-9 [001] d..2. 1.001000: %s next_comm=sh next_pid=5 next_prio=120\n' \
+		"$ss" >>"$tmp/trace.txt"
+	printf '  sh-5 [001] d..2. 1.008000: %s next_comm=swapper/1 next_pid=0 next_prio=120\n' \
+		"$ss" >>"$tmp/trace.txt"
+	expect 0 "trace --input with sched_switch, T = 0" trace \
+		-i "$tmp/trace.txt" -o /dev/null -T 0
+	has err "wsxctl trace: idle P 5.000 ms while items waited (T = 0 ms): 12.50%" \
+		"... the measure unchanged"
+	has err "wsxctl trace: the idle P time by what its CPU ran: nothing \
+(idle) 2.000 ms, Ms between items 0.000 ms, other tasks 3.000 ms (sh 3.000 ms)" \
+		"... split: sh 5-8 ms, the idle task 8-10 ms"
+	expect 0 "trace --input with sched_switch, T = 2 ms" trace \
+		-i "$tmp/trace.txt" -o /dev/null
+	has err "wsxctl trace: the idle P time by what its CPU ran: nothing \
+(idle) 2.000 ms, Ms between items 0.000 ms, other tasks 1.000 ms (sh 1.000 ms)" \
+		"... split from T on: sh 7-8 ms, the idle task 8-10 ms"
+}
+
+# trace recording against a fake tracefs: sched_switch is enabled with the
+# wsx events while the command runs and left as it was; without it, one
+# line says so and the recording goes on.
+check_trace_record() {
+	d=$tmp/tracefs
+	mkdir -p "$d/events/wsx" "$d/events/sched/sched_switch"
+	for v in 0 1; do
+		: >"$d/trace"
+		echo 1 >"$d/tracing_on"
+		echo 1408 >"$d/buffer_size_kb"
+		echo "[local] global mono" >"$d/trace_clock"
+		echo 0 >"$d/events/wsx/enable"
+		echo "$v" >"$d/events/sched/sched_switch/enable"
+		WSX_TRACEFS=$d expect 0 "trace records sched_switch (was $v)" \
+			trace -o "$tmp/t.json" -- \
+			cat "$d/events/sched/sched_switch/enable" \
+			"$d/events/wsx/enable"
+		[ "$(cat "$tmp/out")" = "11" ]
+		ok $? "... enabled with the wsx events while the command runs"
+		[ "$(cat "$d/events/sched/sched_switch/enable")" = "$v" ] &&
+			[ "$(cat "$d/events/wsx/enable")" = 0 ]
+		ok $? "... and $v again after, the wsx events off"
+		! grep -q "sched_switch" "$tmp/err"
+		ok $? "... without a word"
+	done
+	rm -r "$d/events/sched"
+	WSX_TRACEFS=$d expect 0 "trace without sched_switch" \
+		trace -o "$tmp/t.json" -- true
+	has err "wsxctl trace: cannot enable sched:sched_switch (No such file \
+or directory): no split of the idle P time by what the CPUs ran" \
+		"... says so"
+	[ "$(grep -c sched_switch "$tmp/err")" = 1 ]
+	ok $? "... in one line"
 }
 
 # trace --input with parks and readies: the summary counts them, and the
@@ -566,6 +626,8 @@ check_debugfs
 check_debugfs_topology
 check_crc32c
 check_trace
+check_trace_split
+check_trace_record
 check_trace_readies
 echo "1..$n"
 [ "$failed" = 0 ]
