@@ -1094,6 +1094,16 @@ static int scenario_lost_reserve(int fd)
 
 /* ---- wasted ------------------------------------------------------------- */
 
+/* The monitor's waste_ms: a look counts an item that waited this long. */
+static long long waste_ms(void)
+{
+	char buf[32];
+
+	if (wsx_test_param("waste_ms", buf, sizeof(buf)))
+		scenario_fail("cannot read the module parameter waste_ms\n");
+	return atoll(buf);
+}
+
 /*
  * The second part of a round: submit the @n requests from reqs[1], with
  * wakep_drop set to @drops meanwhile (NULL: no drop), and collect the
@@ -1160,6 +1170,14 @@ static long long wasted_round(int fd, int r, bool drop, long long *ms,
 		scenario_fail("round %d: W waited %lld us for L though nothing dropped its wakeup\n",
 			      r, ((long long)wr->started_ns -
 				  (long long)lr->started_ns) / 1000);
+	} else if (!drop && (long long)(wr->started_ns - wr->queued_ns) >=
+		   waste_ms() * (long long)MS) {
+		/*
+		 * W was woken, but started waste_ms or more after its queueing
+		 * (its queuer's vCPU or its M's held up by the host): a look
+		 * may rightly count it.  Under waste_ms, none can.
+		 */
+		*why = "W, though woken, waited waste_ms or more for its M";
 	} else {
 		/* the wait, to compare with what the looks covered */
 		*wait_ms = ((long long)wr->started_ns -
