@@ -85,7 +85,7 @@ static void wsx_ujob_free(struct wsx_ujob *uj)
 	kmem_cache_free(wsx_ujob_cache, uj);
 }
 
-/* The job's last item finished: runs in an M that ran one of its items. */
+/* The job's last item finished: runs in that item's M. */
 static void wsx_ujob_done(struct wsx_job *job)
 {
 	struct wsx_ujob *uj = container_of(job, struct wsx_ujob, job);

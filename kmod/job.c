@@ -4,34 +4,10 @@
  *
  * A job counts its unfinished items in the low 32 bits of @refs and every
  * item ever added in the high 32 bits, so that adding an item is one atomic
- * add and finishing one is one atomic decrement, and a spawn tree's items
- * mostly neither (an M's credit, below).  The
+ * add and finishing one is one atomic decrement: the hot path of a spawn
+ * tree touches the job's cache line twice per item and nothing else.  The
  * creator holds one extra count from wsx_job_init() to wsx_job_start(), so
  * the done callback cannot run while the first items are being queued.
- *
- * An M's credit (struct wsx_job_credit, models/jobcredit.pml).  In a spawn
- * tree those two atomics per item are mostly a count handed from a parent
- * that ends to a child it spawned on the same M.  So an item's end does not
- * decrement: its count goes to its M's credit (wsx_job_credit_put()), and a
- * spawn of an item of the same job spends a count of the credit instead of
- * adding one (wsx_job_credit_spend()), the item added to the credit's
- * nodes.  Pending thus counts the unfinished items plus the counts every
- * M holds, and the job is done only once each M gave its credit back
- * (wsx_job_credit_return(): one fully ordered atomic for the counts and
- * the nodes together - with the nodes after, done() would see them short
- * and the add would touch a job done() may have freed, BUG_NODES_AFTER).
- * The M gives it back before it runs an item of another job
- * (wsx_execute()), before it looks beyond its own P's queues and the
- * global ones (wsx_find_runnable(): it may spin, steal, park), before it
- * stops with its P (wsx_m_stop_p()) or waits in the pool or exits
- * (wsx_m_main()), and before it yields its CPU between items
- * (wsx_execute()): a job whose last item ended is done within one pass of
- * the M's loop, not when the M next finds work (BUG_IDLE_KEEP).  A credit
- * is spent only on an item of its own job, from an item of that job
- * running on the M: that item's count keeps the job from being done while
- * the credit is at 0, and pays nothing of another job's (BUG_ANY_JOB).
- * Ordering: an item's writes precede its M's return in program order, and
- * the return is a fully ordered RMW, as the put was.
  */
 #include <linux/atomic.h>
 #include <linux/module.h>
@@ -69,27 +45,11 @@ void wsx_job_add(struct wsx_job *job)
 	atomic64_add(WSX_JOB_ADD, &job->refs);
 }
 
-/*
- * Give the M's credit @c back to its job (see "An M's credit" above); the
- * last count runs the done callback.  Between items the credit holds at
- * least one count (the last item's), so the job is not done before this.
- */
-void wsx_job_credit_return(struct wsx_job_credit *c)
+/* One item of @job finished: the last one runs the done callback. */
+void wsx_job_put(struct wsx_job *job)
 {
-	struct wsx_job *job = c->job;
-	u64 delta;
-
-	if (!job)
-		return;
-	/* a credit of no count: the job may be done and freed already */
-	WARN_ON_ONCE(!c->counts);
-	/* the nodes into the high half, the counts out of the low one */
-	delta = ((u64)c->nodes << 32) - c->counts;
-	c->job = NULL;
-	c->counts = 0;
-	c->nodes = 0;
 	/* fully ordered: the items' writes happen before done() */
-	if (!(atomic64_add_return(delta, &job->refs) & WSX_JOB_PENDING_MASK))
+	if (!(atomic64_dec_return(&job->refs) & WSX_JOB_PENDING_MASK))
 		job->done(job);
 }
 
@@ -102,9 +62,7 @@ void wsx_job_credit_return(struct wsx_job_credit *c)
  */
 void wsx_job_start(struct wsx_job *job)
 {
-	/* fully ordered: the creator's writes happen before done() */
-	if (!(atomic64_dec_return(&job->refs) & WSX_JOB_PENDING_MASK))
-		job->done(job);
+	wsx_job_put(job);
 }
 EXPORT_SYMBOL_GPL(wsx_job_start);
 

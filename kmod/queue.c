@@ -410,14 +410,7 @@ void wsx_spawn(struct wsx_item *item)
 		wsx_queue(item, WSX_WHERE_LOCAL, 0);
 		return;
 	}
-	/*
-	 * A credit is of the job of the item the M runs, or of the last one
-	 * it ran (job.c, "An M's credit"), and is cleared before its done()
-	 * runs: a count of it is spent only on an item of that job, while
-	 * the running item's own count keeps the job alive.
-	 */
-	if (!wsx_job_credit_spend(&m->credit, item->job))
-		wsx_job_add(item->job);
+	wsx_job_add(item->job);
 	wsx_put_next(m->p, item);
 }
 EXPORT_SYMBOL_GPL(wsx_spawn);
@@ -579,8 +572,7 @@ void wsx_park(struct wsx_item *cont)
 	wsx_job_add(cont->job);
 	/*
 	 * the count before the publication, however the caller publishes:
-	 * pairs with the fully ordered RMW that gives @cont's count back
-	 * after its run, its M's wsx_job_credit_return()
+	 * pairs with the fully ordered wsx_job_put() of @cont's run
 	 * (litmus/park-count-publish)
 	 */
 	smp_mb__after_atomic();

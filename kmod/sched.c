@@ -610,7 +610,6 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 {
 	struct wsx_p *p = m->p;
 
-	wsx_job_credit_return(&m->credit);	/* it may stop for long */
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
 	/*
@@ -686,8 +685,6 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 		item = wsx_gq_get_nearest(p);
 		if (item)
 			return item;
-		/* it may spin, steal, park: no job waits for it meanwhile */
-		wsx_job_credit_return(&m->credit);
 		if (wsx_may_spin(m)) {
 			if (!m->spinning)
 				wsx_m_spin(m);
@@ -741,8 +738,6 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	struct wsx_job *job = item->job;
 	u64 runtime;
 
-	if (m->credit.job != job)	/* job.c, "An M's credit" */
-		wsx_job_credit_return(&m->credit);
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
 	if (!inherit)	/* scheddetail reads it racily (READ_ONCE) */
@@ -768,13 +763,9 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	trace_wsx_item_end(item, READ_ONCE(job->status));
 	wsx_stat_inc(p, executed);
 	runtime = wsx_m_runtime() - runtime;
-	/* the job is ours until its count goes, its session holds its account */
+	/* the job is ours until the put, its session holds its account */
 	wsx_account_item(job->acct, runtime);
-	/* the item's count to the M's credit (job.c, "An M's credit") */
-	wsx_job_credit_put(&m->credit, job);
-	/* other tasks may run for long: no job waits for this M meanwhile */
-	if (need_resched())
-		wsx_job_credit_return(&m->credit);
+	wsx_job_put(job);
 	cond_resched();
 }
 
@@ -790,22 +781,12 @@ int wsx_m_main(void *arg)
 	bool inherit;
 
 	for (;;) {
-		/*
-		 * no job waits for the M while it waits in the pool or after
-		 * it exits (job.c, "An M's credit")
-		 */
-		if (!m->p) {
-			wsx_job_credit_return(&m->credit);
-			if (!wsx_m_pool_wait(m))
-				break;
-		}
+		if (!m->p && !wsx_m_pool_wait(m))
+			break;
 		item = wsx_find_runnable(m, &inherit);
-		if (item) {
+		if (item)
 			wsx_execute(m, item, inherit);
-			continue;
-		}
-		wsx_job_credit_return(&m->credit);
-		if (kthread_should_stop())
+		else if (kthread_should_stop())
 			break;
 	}
 	return 0;

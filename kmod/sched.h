@@ -31,7 +31,6 @@
 #include <linux/wait.h>
 
 #include "wsx.h"
-#include "job.h"
 #include "topology.h"
 #include "wsx_runq.h"
 
@@ -205,7 +204,6 @@ struct wsx_m {
 	u32 rnd;				/* M: steal-order PRNG */
 	/* M: wsx_sources_note() before its last look at the sources */
 	int source_note;
-	struct wsx_job_credit credit;	/* M: job counts it holds (job.c) */
 };
 
 /*
