@@ -4,8 +4,9 @@
  *
  * Each open file is a session.  WSX_IOC_SUBMIT turns every request of a
  * batch into a job (struct wsx_ujob) whose root item is queued on the
- * executor; when the job's last item finishes, its done callback moves the
- * job to the session's done list and wakes waiters.  WSX_IOC_WAIT and
+ * executor; once the job's last item finished (and its count is given back:
+ * job.c, "An M's credit"), its done callback moves the job to the
+ * session's done list and wakes waiters.  WSX_IOC_WAIT and
  * poll() consume that list.  A job counts against the in-flight limits from
  * submission until its completion record is read (or dropped at close).
  *
@@ -85,7 +86,7 @@ static void wsx_ujob_free(struct wsx_ujob *uj)
 	kmem_cache_free(wsx_ujob_cache, uj);
 }
 
-/* The job's last item finished: runs in that item's M. */
+/* The job's last item finished: runs in an M that ran one of its items. */
 static void wsx_ujob_done(struct wsx_job *job)
 {
 	struct wsx_ujob *uj = container_of(job, struct wsx_ujob, job);

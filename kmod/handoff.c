@@ -100,6 +100,17 @@ static bool wsx_m_bind_locked(unsigned int cpu)
 	return true;
 }
 
+/*
+ * Whether the current M @m, holding a P, runs bound to its P's CPU: then
+ * wsx_m_bind() does nothing, else it may wait.
+ */
+bool wsx_m_bound(struct wsx_m *m)
+{
+	/* the kernel's, which it changes when a CPU goes down under us */
+	return data_race(current->nr_cpus_allowed) == 1 &&
+	       raw_smp_processor_id() == m->p->cpu;
+}
+
 /**
  * wsx_m_bind - bind the current M to its P's CPU, if it is not
  * @m:	the current M, holding a P
@@ -113,11 +124,11 @@ static bool wsx_m_bind_locked(unsigned int cpu)
 void wsx_m_bind(struct wsx_m *m)
 {
 	unsigned int cpu = m->p->cpu;
-	/* the kernel's, which it changes when a CPU goes down under us */
+	/* as in wsx_m_bound(): the kernel changes it under us */
 	bool one = data_race(current->nr_cpus_allowed) == 1;
 	bool bound;
 
-	if (likely(one && raw_smp_processor_id() == cpu))
+	if (likely(wsx_m_bound(m)))
 		return;
 	/* racy, a cheap guard: an orphan's holder passes here every time */
 	if (cpu_active(cpu)) {

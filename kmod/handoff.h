@@ -11,6 +11,7 @@ struct wsx_p;
 struct wsx_m *wsx_m_create(struct wsx_p *p, bool extra);
 void wsx_m_start(struct wsx_m *m);
 void wsx_m_destroy_all(void);
+bool wsx_m_bound(struct wsx_m *m);
 void wsx_m_bind(struct wsx_m *m);
 void wsx_m_unbind(void);
 bool wsx_m_pool_wait(struct wsx_m *m);

@@ -238,13 +238,12 @@ static void wsx_runq_added(struct wsx_p *p, u32 n, u32 next)
 }
 
 /*
- * __wsx_inbox_drain - wsx_inbox_drain()'s work, when there is some: move
- * what was queued on @p from outside into its runq, in order, through the
- * backlog: no more than the runq has room for, so that a large batch
- * queued on one P stays in its runq for thieves rather than spilling to
- * the global queue.
+ * wsx_inbox_drain - move what was queued on @p from outside into its runq,
+ * in order, through the backlog: no more than the runq has room for, so
+ * that a large batch queued on one P stays in its runq for thieves rather
+ * than spilling to the global queue.
  */
-void __wsx_inbox_drain(struct wsx_p *p)
+void wsx_inbox_drain(struct wsx_p *p)
 {
 	struct wsx_item *item, *tmp;
 	struct llist_node *list;
@@ -410,7 +409,16 @@ void wsx_spawn(struct wsx_item *item)
 		wsx_queue(item, WSX_WHERE_LOCAL, 0);
 		return;
 	}
-	wsx_job_add(item->job);
+	/*
+	 * A credit is of the job of the item the M runs, or of the last one
+	 * it ran (job.c, "An M's credit"), and is cleared before its done()
+	 * runs: a count of it is spent only on an item of that job, while
+	 * the running item's own count keeps the job alive.
+	 */
+	if (!wsx_job_credit_spend(&m->credit, item->job)) {
+		wsx_job_add(item->job);
+		wsx_stat_inc(m->p, job_adds);
+	}
 	wsx_put_next(m->p, item);
 }
 EXPORT_SYMBOL_GPL(wsx_spawn);
@@ -572,7 +580,8 @@ void wsx_park(struct wsx_item *cont)
 	wsx_job_add(cont->job);
 	/*
 	 * the count before the publication, however the caller publishes:
-	 * pairs with the fully ordered wsx_job_put() of @cont's run
+	 * pairs with the fully ordered RMW that gives @cont's count back
+	 * after its run, its M's wsx_job_credit_return()
 	 * (litmus/park-count-publish)
 	 */
 	smp_mb__after_atomic();

@@ -97,17 +97,16 @@ static inline struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 	return item;
 }
 
-/* Only for wsx_inbox_drain() below */
-void __wsx_inbox_drain(struct wsx_p *p);
-
 /*
- * Owner only, at each schedule point: move what was queued on @p from
- * outside into its runq (__wsx_inbox_drain()), when there is any.
+ * Owner only, at each schedule point, when wsx_inbox_waiting(): move what
+ * was queued on @p from outside into its runq, through its backlog.
  */
-static inline void wsx_inbox_drain(struct wsx_p *p)
+void wsx_inbox_drain(struct wsx_p *p);
+
+/* Owner only: whether @p's inbox or backlog holds items to drain. */
+static inline bool wsx_inbox_waiting(struct wsx_p *p)
 {
-	if (!llist_empty(&p->inbox) || p->backlog_len)
-		__wsx_inbox_drain(p);
+	return !llist_empty(&p->inbox) || p->backlog_len;
 }
 
 #endif /* _WSX_QUEUE_H */

@@ -453,9 +453,9 @@ static int wsx_rings_wake(struct wait_queue_entry *wq, unsigned int mode,
 
 /*
  * Post @rec, freeing @slot (if any) first: see "CQ" and "Wake once".  In
- * task context only (a job's done callback, in the M of its last item or
- * in wsx_job_start() under sq_lock; ENTER's refusal): cq_lock is never
- * taken from an interrupt, so it is taken with interrupts on.
+ * task context only (a job's done callback, in an M that ran one of its
+ * items or in wsx_job_start() under sq_lock; ENTER's refusal): cq_lock is
+ * never taken from an interrupt, so it is taken with interrupts on.
  */
 static void wsx_rings_post(struct wsx_rings *r,
 			   const struct wsx_completion *rec,
@@ -500,7 +500,7 @@ static void wsx_rings_post(struct wsx_rings *r,
 	spin_unlock(&r->cq_lock);
 }
 
-/* The job of @slot finished: runs in the M of its last item. */
+/* The job of @slot finished: runs in an M that ran one of its items. */
 static void wsx_rslot_done(struct wsx_job *job)
 {
 	struct wsx_rslot *slot = container_of(job, struct wsx_rslot, job);

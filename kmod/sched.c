@@ -602,6 +602,19 @@ static void wsx_m_park(struct wsx_m *m)
 }
 
 /*
+ * Give @m's credit back (job.c, "An M's credit"), counted on its P.
+ * Returns whether there was one: a done() may have queued items since.
+ */
+static bool wsx_m_return_credit(struct wsx_m *m)
+{
+	if (!wsx_job_credit_return(&m->credit))
+		return false;
+	if (m->p)
+		wsx_stat_inc(m->p, job_returns);
+	return true;
+}
+
+/*
  * The P's CPU is going offline (or was never brought up): stop until it is
  * online again, letting the M run anywhere meanwhile.  Returns false when
  * the M must exit.
@@ -610,6 +623,7 @@ static bool wsx_m_stop_p(struct wsx_m *m)
 {
 	struct wsx_p *p = m->p;
 
+	wsx_m_return_credit(m);	/* it may stop for long */
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
 	/*
@@ -657,6 +671,7 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 {
 	struct wsx_source_work found;
 	struct wsx_item *item;
+	bool drain, tick;
 	struct wsx_p *p;
 
 	for (;;) {
@@ -669,9 +684,27 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 				return NULL;
 			continue;
 		}
-		wsx_m_bind(m);
-		wsx_inbox_drain(p);
-		if (p->schedtick % wsx_sched.global_tick == 0) {
+		/*
+		 * The M keeps its credit (job.c, "An M's credit") only while
+		 * it is bound and its next item comes from its P's runnext or
+		 * runq: anything else - a bind, an inbox's drain, a global
+		 * queue's get, a yield, a spin, a steal, a park - may take
+		 * long, and a job whose last item ended on this M is done
+		 * before it (BUG_LATE_RETURN).  Items queued after this look
+		 * wait for the next pass, as those queued after the drain
+		 * always did.
+		 */
+		if (!wsx_m_bound(m)) {
+			wsx_m_return_credit(m);
+			wsx_m_bind(m);
+		}
+		drain = wsx_inbox_waiting(p);
+		tick = p->schedtick % wsx_sched.global_tick == 0;
+		if (drain || tick)
+			wsx_m_return_credit(m);
+		if (drain)
+			wsx_inbox_drain(p);
+		if (tick) {
 			/* an M back from a blocking section first (handoff.c) */
 			if (!m->spinning && wsx_m_yield_p(m))
 				return NULL;
@@ -682,6 +715,9 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 		item = wsx_runq_get(p, inherit);
 		if (item)
 			return item;
+		/* what a done() queued on this P is looked for first */
+		if (wsx_m_return_credit(m))
+			continue;
 		item = wsx_gq_get_nearest(p);
 		if (item)
 			return item;
@@ -736,8 +772,11 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 {
 	struct wsx_p *p = m->p;
 	struct wsx_job *job = item->job;
+	unsigned int returns;
 	u64 runtime;
 
+	if (m->credit.job != job)	/* job.c, "An M's credit" */
+		wsx_m_return_credit(m);
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
 	if (!inherit)	/* scheddetail reads it racily (READ_ONCE) */
@@ -763,9 +802,15 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	trace_wsx_item_end(item, READ_ONCE(job->status));
 	wsx_stat_inc(p, executed);
 	runtime = wsx_m_runtime() - runtime;
-	/* the job is ours until the put, its session holds its account */
+	/* the job is ours until its count goes, its session holds its account */
 	wsx_account_item(job->acct, runtime);
-	wsx_job_put(job);
+	/* the item's count to the M's credit (job.c, "An M's credit") */
+	returns = wsx_job_credit_put(&m->credit, job);
+	if (unlikely(returns))
+		wsx_stat_add(p, job_returns, returns);
+	/* other tasks may run for long: no job waits for this M meanwhile */
+	if (need_resched())
+		wsx_m_return_credit(m);
 	cond_resched();
 }
 
@@ -781,12 +826,22 @@ int wsx_m_main(void *arg)
 	bool inherit;
 
 	for (;;) {
-		if (!m->p && !wsx_m_pool_wait(m))
-			break;
+		/*
+		 * no job waits for the M while it waits in the pool or after
+		 * it exits (job.c, "An M's credit")
+		 */
+		if (!m->p) {
+			wsx_m_return_credit(m);
+			if (!wsx_m_pool_wait(m))
+				break;
+		}
 		item = wsx_find_runnable(m, &inherit);
-		if (item)
+		if (item) {
 			wsx_execute(m, item, inherit);
-		else if (kthread_should_stop())
+			continue;
+		}
+		wsx_m_return_credit(m);
+		if (kthread_should_stop())
 			break;
 	}
 	return 0;

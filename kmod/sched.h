@@ -31,6 +31,7 @@
 #include <linux/wait.h>
 
 #include "wsx.h"
+#include "job.h"
 #include "topology.h"
 #include "wsx_runq.h"
 
@@ -60,6 +61,8 @@ struct wsx_pstats {
 	u64 item_parks;		/* continuations parked by its items */
 	u64 ready_runnext;	/* ... readied by its items, into its runnext */
 	u64 ready_displaced;	/* ... of those, which moved runnext's item */
+	u64 job_adds;		/* spawns that counted their item: an atomic */
+	u64 job_returns;	/* credits its M gave back: an atomic each */
 	u64 level_steals[WSX_NR_LEVELS]; /* steals by victim distance */
 	u64 level_stolen[WSX_NR_LEVELS]; /* items taken by them */
 	/* W: times woken for work, by its distance from the search's start */
@@ -204,6 +207,7 @@ struct wsx_m {
 	u32 rnd;				/* M: steal-order PRNG */
 	/* M: wsx_sources_note() before its last look at the sources */
 	int source_note;
+	struct wsx_job_credit credit;	/* M: job counts it holds (job.c) */
 };
 
 /*

@@ -115,6 +115,8 @@ static const struct {
 	WSX_STAT(item_parks),
 	WSX_STAT(ready_runnext),
 	WSX_STAT(ready_displaced),
+	WSX_STAT(job_adds),
+	WSX_STAT(job_returns),
 	WSX_STAT_LEVEL(steals, SMT, smt),
 	WSX_STAT_LEVEL(steals, CACHE, cache),
 	WSX_STAT_LEVEL(steals, NODE, node),

@@ -71,10 +71,17 @@ struct wsx_item {
 /**
  * struct wsx_job - a completion group of items
  * @refs:	low 32 bits: items added and not yet finished, plus one held
- *		by the creator until wsx_job_start(); high 32 bits: items
- *		ever added, modulo 2^32 (read via wsx_job_nodes())
- * @done:	called, in the context of the last item to finish (or of
- *		wsx_job_start()), when the count of unfinished items drops to 0
+ *		by the creator until wsx_job_start(), plus the counts Ms hold
+ *		as credit; high 32 bits: items ever added, modulo 2^32, those
+ *		of a credit once it is given back (read via wsx_job_nodes()
+ *		from @done, where the count is whole)
+ * @done:	called once every item has finished and wsx_job_start() was
+ *		called, in task context: in wsx_job_start(), or in an M that
+ *		ran one of the job's items - not always the last to finish,
+ *		and perhaps a little later, between its items (job.c, "An M's
+ *		credit"); it must not wait for CPU hotplug (cpus_read_lock()):
+ *		that M's CPU may be going offline, its callback waiting for
+ *		the M
  * @cancel:	if not NULL, points to a flag that, once true, asks the job's
  *		items not yet started to skip their work (see wsx_cancelled())
  * @result:	free for the job's items and done callback

@@ -732,6 +732,109 @@ static void parked_continuation_keeps_its_job(struct kunit *test)
 	kfree(pj);
 }
 
+/* Two jobs whose items follow one another on one M (job.c's credit). */
+struct credit2 {
+	struct wsx_job j, k;
+	struct wsx_item root, child, other;
+	struct completion j_done, k_done, other_ran;
+	struct task_struct *ran_on[3];	/* the M of root, child, other */
+	bool j_done_in_other;	/* j was done when other looked */
+	bool k_done_early;	/* k was done before its creator started it */
+	bool k_started;
+	u32 j_nodes, k_nodes;	/* at done */
+};
+
+static void credit2_j_done(struct wsx_job *job)
+{
+	struct credit2 *c = container_of(job, struct credit2, j);
+
+	c->j_nodes = wsx_job_nodes(job);
+	complete_all(&c->j_done);	/* k's item waits for it, then the test */
+}
+
+static void credit2_k_done(struct wsx_job *job)
+{
+	struct credit2 *c = container_of(job, struct credit2, k);
+
+	c->k_nodes = wsx_job_nodes(job);
+	WRITE_ONCE(c->k_done_early, !READ_ONCE(c->k_started));
+	complete(&c->k_done);
+}
+
+static void credit2_root(struct wsx_item *item)
+{
+	struct credit2 *c = container_of(item, struct credit2, root);
+
+	c->ran_on[0] = current;
+	wsx_spawn(&c->child);
+}
+
+static void credit2_child(struct wsx_item *item)
+{
+	struct credit2 *c = container_of(item, struct credit2, child);
+
+	c->ran_on[1] = current;
+	wsx_spawn(&c->other);
+}
+
+/* An item of k, next after j's last on the same M: j must be done */
+static void credit2_other(struct wsx_item *item)
+{
+	struct credit2 *c = container_of(item, struct credit2, other);
+
+	c->ran_on[2] = current;
+	WRITE_ONCE(c->j_done_in_other,
+		   wait_for_completion_timeout(&c->j_done, PARK_WAIT) > 0);
+	complete(&c->other_ran);
+}
+
+/*
+ * Job j's root spawns j's child, which spawns an item of job k; each runs
+ * next on the spawner's M (runnext; a thief may take one, and the case
+ * then says so and checks only the counts).  That M holds j's counts as
+ * credit when it comes to k's item: it gives them back first, so j is
+ * done while k's item runs (the item waits for it, PARK_WAIT at most),
+ * with its 2 items counted; the credit of j pays for nothing of k's, so
+ * k is done only once its creator started it, with its 1 item counted.
+ */
+static void credit_of_one_job_not_held_or_spent_for_another(struct kunit *test)
+{
+	struct credit2 *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	init_completion(&c->j_done);
+	init_completion(&c->k_done);
+	init_completion(&c->other_ran);
+	wsx_job_init(&c->j, credit2_j_done);
+	wsx_job_init(&c->k, credit2_k_done);
+	wsx_item_init(&c->root, credit2_root, &c->j);
+	wsx_item_init(&c->child, credit2_child, &c->j);
+	wsx_item_init(&c->other, credit2_other, &c->k);
+	KUNIT_ASSERT_EQ(test, wsx_queue(&c->root, WSX_WHERE_P, 0), 0);
+	wsx_job_start(&c->j);
+	if (!park_wait(test, &c->other_ran, "k's item"))
+		return;
+	if (c->ran_on[0] == c->ran_on[1] && c->ran_on[1] == c->ran_on[2])
+		KUNIT_EXPECT_TRUE_MSG(test, READ_ONCE(c->j_done_in_other),
+				      "job j not done while k's item ran");
+	else
+		kunit_info(test, "a thief ran an item on another M: the hand-over from j to k on one M was not tried\n");
+	if (!park_wait(test, &c->j_done, "job j"))
+		return;
+	KUNIT_EXPECT_EQ(test, c->j_nodes, 2);
+	/* k's item has ended (or is about to): k waits for its creator */
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&c->k_done));
+	WRITE_ONCE(c->k_started, true);
+	wsx_job_start(&c->k);
+	if (!park_wait(test, &c->k_done, "job k"))
+		return;
+	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(c->k_done_early),
+			       "job k done before its creator started it");
+	KUNIT_EXPECT_EQ(test, c->k_nodes, 1);
+	kfree(c);
+}
+
 #define PP_HANDOFFS	2000
 #define PP_FILLERS	2	/* items each turn spawns before its ready */
 
@@ -1746,6 +1849,7 @@ static struct kunit_case wsx_kunit_cases[] = {
 	KUNIT_CASE(bounds_user_addr),
 	KUNIT_CASE(bounds_spawn_nodes),
 	KUNIT_CASE(parked_continuation_keeps_its_job),
+	KUNIT_CASE(credit_of_one_job_not_held_or_spent_for_another),
 	KUNIT_CASE(ready_runs_next_on_the_readiers_p),
 	KUNIT_CASE(chan_semantics),
 	KUNIT_CASE(chan_values_exactly_once),

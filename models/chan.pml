@@ -26,15 +26,17 @@
  *   - else parks: counts a continuation in the job (wsx_job_add()),
  *     puts its waiter on the queue (with the value for a sender), and
  *     returns; the continuation is another item, which a readier queues.
- * The item that parked ends (its wsx_job_put() in wsx_execute()) in a
- * process of its own (item_end), so its end and its continuation run in
- * any order, as on two Ps.  A readied continuation is queued (q[w]) and
- * runs once (taken by whatever M); it reads its status: a sender's OK
- * means its value was taken, closed means EPIPE; a receiver's OK carries
- * the value.  The closer, under the lock, sets closed and takes every
- * waiter off both queues with the closed status, then readies them after
- * the lock (as Go's closechan readies its list).  Which P a ready queues
- * on (docs/park.md) is not modelled: a queue here is a count.  Waiter
+ * The item that parked ends (its count given back: wsx_execute(),
+ * wsx_job_credit_return(); one decrement here, jobcredit.pml has the
+ * credit) in a process of its own (item_end), so its end and its
+ * continuation run in any order, as on two Ps.  A readied continuation
+ * is queued (q[w]) and runs once (taken by whatever M); it reads its
+ * status: a sender's OK means its value was taken, closed means EPIPE;
+ * a receiver's OK carries the value.  The closer, under the lock, sets
+ * closed and takes every waiter off both queues with the closed status,
+ * then readies them after the lock (as Go's closechan readies its
+ * list).  Which P a ready queues on (docs/park.md) is not modelled: a
+ * queue here is a count.  Waiter
  * order on a queue is not modelled either: a readier takes the first
  * waiter by number, and every property below holds for any order.
  *
@@ -122,7 +124,7 @@ inline ready(w)
 	}
 }
 
-/* An item of the job ends (wsx_job_put()): done() runs at 0. */
+/* An item of the job ends (wsx_job_credit_return()): done() runs at 0. */
 inline job_put()
 {
 	atomic {

@@ -1312,6 +1312,56 @@ static void check_top(struct __test_metadata *_metadata, const char *cmd,
 	EXPECT_EQ(1, global);
 }
 
+/*
+ * A spawn tree's items hand their job counts to one another through their
+ * Ms' credit (kmod/job.c, "An M's credit"): the atomics on the job's word,
+ * job_adds and job_returns, stay far below one per item, where each item
+ * cost two before (an add at its spawn, a decrement at its end).  An M
+ * that takes items from elsewhere (a steal, the global queue P0 spills
+ * to) starts with no credit: an add per level below each item it took
+ * that has children, and gives it back at each global tick and inbox
+ * drain.  The bound, a quarter of the items and 16 per steal, is 1.6
+ * times what a 4-vCPU guest took (2,531 adds, 193 returns, 25 steals); a
+ * build whose spawns never spend the credit adds 16,382.
+ */
+TEST_F_TIMEOUT(obs, spawn_tree_items_seldom_touch_the_job_word, 120)
+{
+	struct wsx_completion rec;
+	struct wsx_req req;
+	long long items, adds, returns, steals;
+	char *before, *after;
+
+	if (stats_off())
+		SKIP(return, "module loaded with stats=0: no counters");
+	before = strdup(settled_stats());
+	ASSERT_NE(NULL, before);
+	ASSERT_LE(0, wsx_test_stat(before, 0, "job_adds")) {
+		TH_LOG("no job_adds in the stats");
+	}
+	/* fanout 2, depth 13: 16,383 items, the root on P0 */
+	req = wsx_test_req(WSX_OP_SPAWN, 0, WSX_PLACE_P, 0, 2, 13, 0);
+	ASSERT_EQ(0, wsx_test_collect(self->fd, &req, 1, &rec));
+	ASSERT_EQ(0, rec.status);
+	ASSERT_EQ(16383, rec.nodes);
+	after = strdup(settled_stats());
+	ASSERT_NE(NULL, after);
+#define DELTA(key) (wsx_test_stat_sum(after, self->nprocs, key) - \
+		    wsx_test_stat_sum(before, self->nprocs, key))
+	items = DELTA("executed");
+	adds = DELTA("job_adds");
+	returns = DELTA("job_returns");
+	steals = DELTA("steals");
+	TH_LOG("%lld items: %lld job_adds, %lld job_returns, %lld steals",
+	       items, adds, returns, steals);
+#undef DELTA
+	EXPECT_EQ(16383, items);
+	/* some credit was given back on a P: at least the tree's last */
+	EXPECT_LE(1, returns);
+	EXPECT_LT(adds + returns, items / 4 + 16 * steals);
+	free(before);
+	free(after);
+}
+
 TEST_F(obs, wsxctl_top_once_prints_a_row_per_p)
 {
 	if (!have_wsxctl())
