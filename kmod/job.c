@@ -32,8 +32,11 @@
  * finds work (BUG_IDLE_KEEP), and before the M does anything of its own
  * that can wait (BUG_LATE_RETURN); a preemption inside that pass may still
  * delay it, as it may delay any item's end.  A done() run by a return may
- * queue on the M's P: after a return that found its runq empty, the M
- * looks there again before it looks elsewhere.  A credit
+ * queue on the M's P: the M drains its inbox after a return, and after a
+ * return that found its runq empty it looks there again before it looks
+ * elsewhere.  The credit stays across an item of its own job, whatever
+ * the item does (a blocking section, a wait for a P): that item's own
+ * count keeps the job from being done meanwhile.  A credit
  * is spent only on an item of its own job, from an item of that job
  * running on the M: that item's count keeps the job from being done while
  * the credit is at 0, and pays nothing of another job's (BUG_ANY_JOB).

@@ -671,8 +671,8 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 {
 	struct wsx_source_work found;
 	struct wsx_item *item;
-	bool drain, tick;
 	struct wsx_p *p;
+	bool tick;
 
 	for (;;) {
 		*inherit = false;
@@ -698,12 +698,13 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 			wsx_m_return_credit(m);
 			wsx_m_bind(m);
 		}
-		drain = wsx_inbox_waiting(p);
 		tick = p->schedtick % wsx_sched.global_tick == 0;
-		if (drain || tick)
+		if (tick || wsx_inbox_waiting(p)) {
 			wsx_m_return_credit(m);
-		if (drain)
-			wsx_inbox_drain(p);
+			/* and what its done() queued here */
+			if (wsx_inbox_waiting(p))
+				wsx_inbox_drain(p);
+		}
 		if (tick) {
 			/* an M back from a blocking section first (handoff.c) */
 			if (!m->spinning && wsx_m_yield_p(m))

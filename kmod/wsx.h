@@ -81,7 +81,8 @@ struct wsx_item {
  *		and perhaps a little later, between its items (job.c, "An M's
  *		credit"); it must not wait for CPU hotplug (cpus_read_lock()):
  *		that M's CPU may be going offline, its callback waiting for
- *		the M
+ *		the M; nor enter a blocking section (wsx_block_begin(),
+ *		wsx_cond_handoff()): run between items, it is no item's
  * @cancel:	if not NULL, points to a flag that, once true, asks the job's
  *		items not yet started to skip their work (see wsx_cancelled())
  * @result:	free for the job's items and done callback

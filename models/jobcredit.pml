@@ -28,12 +28,12 @@
  *     child (credit--, cnodes++), no atomic; else one atomic add, as a
  *     queue does;
  *   - before running an item of another job, before it takes an item
- *     from anywhere but its P's runnext and runq (an inbox's drain, a
- *     global queue's get, a steal: here, a take from the bag chosen as
- *     such, any of which may wait), and before it spins, parks, waits in
- *     the pool, stops or exits (here, finds the bag empty), the M returns
- *     the credit: one atomic, pending -= credit and nodes += cnodes,
- *     which runs done() if it brought pending to 0.
+ *     from anywhere but its P's runnext and runq (a bind, an inbox's
+ *     drain, a global queue's get, a steal: here, a take from the bag
+ *     chosen as such, any of which may wait), and before it spins, parks,
+ *     waits in the pool, stops or exits (here, finds the bag empty), the
+ *     M returns the credit: one atomic, pending -= credit and nodes +=
+ *     cnodes, which runs done() if it brought pending to 0.
  * So pending counts the unfinished items plus every M's credit (and the
  * creator's count), and a job is done only after every M gave its
  * credit back.  A spawn spends credit only while the spawning item, an
