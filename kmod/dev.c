@@ -256,24 +256,49 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 
 /* ---- WSX_IOC_WAIT ----------------------------------------------------- */
 
-/* Wait as WSX_IOC_WAIT documents; 0 when at least @min records are ready. */
+/*
+ * Wait as WSX_IOC_WAIT documents: until at least @min records are ready
+ * (0), a signal comes (-EINTR), or @timeout_ns (negative: no limit) has
+ * passed since the call (-ETIMEDOUT).  The deadline is absolute, so a
+ * wakeup that finds too few records sleeps only for what is left of it.
+ *
+ * The loop is written out rather than taken from
+ * wait_event_interruptible_hrtimeout(), whose plain test of its timer's
+ * sleeper, racing with hrtimer_wakeup(), is inlined here: KCSAN reported
+ * that race in this function.  schedule_hrtimeout_range() has the same
+ * harmless race (a stale sleeper only makes schedule() return at once,
+ * the task being running already), but in the kernel's own code, as for
+ * poll() and select(); the rings' waits use it too.
+ */
 static int wsx_wait_ready(struct wsx_session *s, u32 min, s64 timeout_ns)
 {
-	long ret;
+	ktime_t deadline, *until = NULL;
+	DEFINE_WAIT(wait);
+	int ret = 0;
 
 	if (!min)
 		return 0;
-	if (timeout_ns < 0)
-		ret = wait_event_interruptible(s->wq,
-					       READ_ONCE(s->ndone) >= min);
-	else
-		ret = wait_event_interruptible_hrtimeout(s->wq,
-							 READ_ONCE(s->ndone) >= min,
-							 ns_to_ktime(timeout_ns));
-	if (ret == -ERESTARTSYS)
-		return -EINTR;
-	if (ret == -ETIME)
-		return -ETIMEDOUT;
+	if (timeout_ns >= 0) {
+		deadline = ktime_add_safe(ktime_get(), ns_to_ktime(timeout_ns));
+		until = &deadline;
+	}
+	for (;;) {
+		prepare_to_wait(&s->wq, &wait, TASK_INTERRUPTIBLE);
+		if (READ_ONCE(s->ndone) >= min)
+			break;
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		/* 0: the deadline passed; the records may have come with it */
+		if (!schedule_hrtimeout_range(until, current->timer_slack_ns,
+					      HRTIMER_MODE_ABS)) {
+			if (READ_ONCE(s->ndone) < min)
+				ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	finish_wait(&s->wq, &wait);
 	return ret;
 }
 

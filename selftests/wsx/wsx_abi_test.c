@@ -809,6 +809,87 @@ static long submit_nops(int fd, int n, __u64 base)
 }
 
 /*
+ * A record that comes before the deadline but leaves WAIT short of @min
+ * wakes the waiter, which sleeps on until the deadline, not less (how
+ * much past it is logged, not checked); the record stays for the next
+ * WAIT.  A round counts only if the short record did end before the
+ * deadline; one a slow guest delayed past it is redone.
+ */
+TEST_F(abi, wait_woken_short_of_min_sleeps_to_its_deadline)
+{
+	for (int round = 0; round < 5; round++) {
+		struct wsx_req reqs[2] = {
+			wsx_test_req(WSX_OP_SLEEP, 1, 0, 0, 20000, 0, 0),
+			wsx_test_req(WSX_OP_SLEEP, 2, 0, 0, WSX_SLEEP_MAX_US,
+				     0, 0),
+		};
+		struct wsx_completion recs[2], *short_rec;
+		__u64 t0, t;
+
+		memset(recs, 0, sizeof(recs));
+		ASSERT_EQ(2, wsx_test_submit(self->fd, reqs, 2, NULL));
+		t0 = wsx_test_now_ns();
+		EXPECT_EQ(-ETIMEDOUT, wsx_test_wait(self->fd, recs, 2, 2,
+						    150 * NSEC_PER_MSEC));
+		t = wsx_test_now_ns() - t0;
+		EXPECT_LE(150 * NSEC_PER_MSEC, t);
+		ASSERT_EQ(2, wsx_test_wait(self->fd, recs, 2, 2,
+					   30 * NSEC_PER_SEC));
+		ASSERT_EQ(3, recs[0].user_data + recs[1].user_data);
+		short_rec = recs[0].user_data == 1 ? &recs[0] : &recs[1];
+		if (short_rec->finished_ns < t0 + 150 * NSEC_PER_MSEC) {
+			TH_LOG("WAIT(min 2, 150 ms), one record %llu us in, took %llu us",
+			       (unsigned long long)(short_rec->finished_ns > t0 ?
+				       short_rec->finished_ns - t0 : 0) / 1000,
+			       (unsigned long long)t / 1000);
+			return;
+		}
+		TH_LOG("round %d: the 20 ms record ended after the deadline: redone",
+		       round);
+	}
+	ASSERT_TRUE(false) {
+		TH_LOG("in 5 rounds the 20 ms record never ended within 150 ms");
+	}
+}
+
+/*
+ * Deadlines that fall when the record comes: the waiter is woken by the
+ * record, by its timer, or by both at once (where KCSAN saw the kernel's
+ * wait_event_interruptible_hrtimeout(), inlined in WAIT, race with the
+ * timer).  Either way WAIT gives the record or -ETIMEDOUT, and a
+ * timed-out record comes with the next WAIT: none lost, none twice.
+ */
+TEST_F(abi, wait_deadline_meets_its_record)
+{
+	size_t rounds = wsx_test_scaled(400, 50);
+	size_t got = 0, timed_out = 0;
+
+	for (size_t i = 0; i < rounds; i++) {
+		__u64 us = 100 + (i * 37) % 900;
+		struct wsx_req req = wsx_test_req(WSX_OP_SLEEP, i, 0, 0, us,
+						  0, 0);
+		struct wsx_completion rec;
+		long ret;
+
+		memset(&rec, 0, sizeof(rec));
+		ASSERT_EQ(1, wsx_test_submit(self->fd, &req, 1, NULL));
+		ret = wsx_test_wait(self->fd, &rec, 1, 1, us * 1000);
+		if (ret == -ETIMEDOUT) {
+			timed_out++;
+			ret = wsx_test_wait(self->fd, &rec, 1, 1,
+					    30 * NSEC_PER_SEC);
+		} else {
+			got++;
+		}
+		ASSERT_EQ(1, ret);
+		ASSERT_EQ(i, rec.user_data);
+		ASSERT_EQ(0, wsx_test_wait(self->fd, &rec, 1, 0, 0));
+	}
+	TH_LOG("%zu rounds: the record woke WAIT in %zu, the deadline in %zu",
+	       rounds, got, timed_out);
+}
+
+/*
  * min 0 takes what is there, up to max; min over what is ready times out
  * and copies nothing.
  */
