@@ -206,13 +206,12 @@ void wsx_account_put(struct wsx_account *acct)
 
 /**
  * wsx_account_item - an M ran one item of @acct's
- * @acct:	the job's account, or NULL (an in-kernel user's job)
+ * @acct:	the job's account (an in-kernel user's job has none: the M
+ *		does not call this for it)
  * @cpu_ns:	the M's CPU time while it ran the item
  */
 void wsx_account_item(struct wsx_account *acct, u64 cpu_ns)
 {
-	if (!acct)
-		return;
 	this_cpu_inc(acct->cpu->items);
 	this_cpu_add(acct->cpu->cpu_ns, cpu_ns);
 }

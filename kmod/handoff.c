@@ -100,17 +100,6 @@ static bool wsx_m_bind_locked(unsigned int cpu)
 	return true;
 }
 
-/*
- * Whether the current M @m, holding a P, runs bound to its P's CPU: then
- * wsx_m_bind() does nothing, else it may wait.
- */
-bool wsx_m_bound(struct wsx_m *m)
-{
-	/* the kernel's, which it changes when a CPU goes down under us */
-	return data_race(current->nr_cpus_allowed) == 1 &&
-	       raw_smp_processor_id() == m->p->cpu;
-}
-
 /**
  * wsx_m_bind - bind the current M to its P's CPU, if it is not
  * @m:	the current M, holding a P
@@ -543,7 +532,10 @@ static void wsx_reaper_fn(struct work_struct *work)
 	spin_unlock(&wsx_sched.mlock);
 	list_for_each_entry(m, &doomed, all)
 		kthread_stop(m->task);
-	/* the monitor and hotplug read a P's holder under RCU: wait for them */
+	/*
+	 * the monitor, hotplug and wsx_current_m() read a P's holder under
+	 * RCU: wait for them
+	 */
 	synchronize_rcu();
 	list_for_each_entry_safe(m, tmp, &doomed, all)
 		kfree(m);

@@ -88,8 +88,11 @@ static bool wsx_latency_sampled(void)
 /*
  * Note where and when @item is queued (its first queueing only); "when"
  * only for the items sampled for the latency histograms, 0 for the others.
+ * Inline in this file, where a spawn calls it for every item; steal.c
+ * calls wsx_item_stamp().
  */
-void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin)
+static __always_inline void wsx_stamp(struct wsx_item *item, unsigned int p,
+				      u8 origin)
 {
 	item->queued_p = p;
 	item->origin = origin;
@@ -97,6 +100,11 @@ void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin)
 	if (static_branch_likely(&wsx_stats_on) && wsx_latency_sampled())
 		item->queued_ns = local_clock();
 	trace_wsx_item_queue(item, p == WSX_NO_P ? -1 : (int)p);
+}
+
+void wsx_item_stamp(struct wsx_item *item, unsigned int p, u8 origin)
+{
+	wsx_stamp(item, p, origin);
 }
 
 /* ---- the global queues --------------------------------------------------- */
@@ -375,7 +383,7 @@ static bool wsx_put_next(struct wsx_p *p, struct wsx_item *item)
 {
 	bool displaced;
 
-	wsx_item_stamp(item, p->id, WSX_ORIGIN_LOCAL);
+	wsx_stamp(item, p->id, WSX_ORIGIN_LOCAL);
 	displaced = wsx_runq_put(p, item, true);
 	/*
 	 * When it displaced nothing, the item was published by
@@ -446,7 +454,7 @@ static bool wsx_inbox_put(struct wsx_p *p, struct llist_node *first,
 		llist_for_each_entry(item, first, lnode) {
 			if (add)
 				wsx_job_add(item->job);
-			wsx_item_stamp(item, p->id, origin);
+			wsx_stamp(item, p->id, origin);
 		}
 		/* fully ordered, as wsx_wake_p()'s barrier
 		 * (litmus/inbox-put-park-sb); the items' contents, links and
@@ -474,7 +482,7 @@ static void wsx_gq_queue(struct llist_node *first, unsigned int n, bool add)
 	llist_for_each_entry_safe(item, tmp, first, lnode) {
 		if (add)
 			wsx_job_add(item->job);
-		wsx_item_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
+		wsx_stamp(item, WSX_NO_P, WSX_ORIGIN_GLOBAL);
 		list_add(&item->node, &items);
 	}
 	wsx_gq_put_near(here, &items, n);

@@ -325,9 +325,11 @@ static void wsx_wake_count(struct wsx_p *p, const struct wsx_p *near)
 /*
  * __wsx_wakep - wsx_wakep() after its full barrier (wsx_wake_p()'s, its
  * own, or the xchg() of wsx_wakep_ordered()'s caller); @near and @last as
- * for wsx_pidle_get().
+ * for wsx_pidle_get().  The inline wrappers (sched.h) test npidle and
+ * nmspinning first, as it does, and call it only when a P is idle and no
+ * M spins; wsx_wake_p() calls it directly.
  */
-static void __wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
+void __wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
 {
 	struct wsx_p *p;
 
@@ -353,36 +355,6 @@ static void __wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
 	atomic_inc(&wsx_sched.nmspinning);
 	wsx_wake_count(p, near);
 	wsx_m_wake(READ_ONCE(p->m), true);
-}
-
-/**
- * wsx_wakep - after queueing work anyone may take: wake an idle P's M as a
- * spinning M, unless an M is spinning already (it will find the work)
- * @near:	the P nearest the work, where the search starts
- * @last:	a P to try only after every other, or NULL
- *
- * Call it once the work is where others look.  Its full barrier pairs
- * with wsx_m_park()'s (the lost-wakeup handshake, "Spinning and parking"):
- * either this sees the parker's P idle or the parker sees the work.  @near
- * and @last as for wsx_pidle_get(), which picks the P.
- */
-void wsx_wakep(const struct wsx_p *near, const struct wsx_p *last)
-{
-	/* StoreLoad: the queued item before the reads below (litmus/wakep-park-sb) */
-	smp_mb();
-	__wsx_wakep(near, last);
-}
-
-/*
- * wsx_wakep_ordered - wsx_wakep() for a queuer whose last step, the one
- * that made the work visible, was a value-returning atomic RMW that
- * succeeded (fully ordered): it stands for wsx_wakep()'s barrier
- * (wsx_put_next()'s xchg() into an empty runnext:
- * litmus/runnext-put-wakep-park-sb).  @near and @last as for wsx_wakep().
- */
-void wsx_wakep_ordered(const struct wsx_p *near, const struct wsx_p *last)
-{
-	__wsx_wakep(near, last);
 }
 
 /*
@@ -677,7 +649,7 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 	for (;;) {
 		*inherit = false;
 		p = m->p;
-		if (!p || kthread_should_stop())
+		if (!p)
 			return NULL;
 		if (!READ_ONCE(p->want_online)) {
 			if (!wsx_m_stop_p(m))
@@ -698,7 +670,7 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 			wsx_m_return_credit(m);
 			wsx_m_bind(m);
 		}
-		tick = p->schedtick % wsx_sched.global_tick == 0;
+		tick = !p->tick_phase;
 		if (tick || wsx_inbox_waiting(p)) {
 			wsx_m_return_credit(m);
 			/* and what its done() queued here */
@@ -719,6 +691,14 @@ static struct wsx_item *wsx_find_runnable(struct wsx_m *m, bool *inherit)
 		/* what a done() queued on this P is looked for first */
 		if (wsx_m_return_credit(m))
 			continue;
+		/*
+		 * A backstop: only the exit stops an M holding a P, after
+		 * every P stopped, so the stop reaches the holder in
+		 * wsx_m_stop_p()'s wait; a look per pass that found the P's
+		 * own queues empty is enough.
+		 */
+		if (kthread_should_stop())
+			return NULL;
 		item = wsx_gq_get_nearest(p);
 		if (item)
 			return item;
@@ -780,8 +760,11 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 		wsx_m_return_credit(m);
 	if (m->spinning)
 		wsx_m_reset_spinning(m);
-	if (!inherit)	/* scheddetail reads it racily (READ_ONCE) */
+	if (!inherit) {	/* scheddetail reads it racily (READ_ONCE) */
 		WRITE_ONCE(p->schedtick, p->schedtick + 1);
+		if (++p->tick_phase == wsx_sched.global_tick)
+			p->tick_phase = 0;
+	}
 	if (item->flags & WSX_ITEM_ROOT) {
 		job->started_ns = ktime_get_ns();
 		job->cpu = raw_smp_processor_id();
@@ -802,9 +785,12 @@ static void wsx_execute(struct wsx_m *m, struct wsx_item *item, bool inherit)
 	WRITE_ONCE(p->cur, NULL);
 	trace_wsx_item_end(item, READ_ONCE(job->status));
 	wsx_stat_inc(p, executed);
-	runtime = wsx_m_runtime() - runtime;
-	/* the job is ours until its count goes, its session holds its account */
-	wsx_account_item(job->acct, runtime);
+	/*
+	 * the job is ours until its count goes, its session holds its
+	 * account; an in-kernel user's job has none
+	 */
+	if (job->acct)
+		wsx_account_item(job->acct, wsx_m_runtime() - runtime);
 	/* the item's count to the M's credit (job.c, "An M's credit") */
 	returns = wsx_job_credit_put(&m->credit, job);
 	if (unlikely(returns))
@@ -851,9 +837,31 @@ int wsx_m_main(void *arg)
 /* The M running the caller, or NULL when the caller is not an M. */
 struct wsx_m *wsx_current_m(void)
 {
+	struct wsx_p *p;
+	struct wsx_m *m;
+	bool here;
+
 	/* an interrupt on an M's CPU is not that M */
-	if (!in_task() || !(current->flags & PF_KTHREAD) ||
-	    kthread_func(current) != wsx_m_main)
+	if (!in_task() || !(current->flags & PF_KTHREAD))
+		return NULL;
+	/*
+	 * Most callers are the holder of this CPU's P (a spawn): ask it
+	 * first, without the kthread's two calls.  If this task is p->m, the
+	 * answer holds whatever p->m does next; if not, p->m may be an M
+	 * leaving for the pool, which the reaper frees only after a grace
+	 * period (wsx_reaper_fn()): read its task with preemption off, an
+	 * RCU read-side section.  (wsx_m_destroy_all() frees without one:
+	 * no item runs then.)  A stale m->task (wsx_m_create()'s, not yet
+	 * seen) is NULL, which only sends us to the slow path.
+	 */
+	preempt_disable();	/* an RCU reader, inline, and on this CPU */
+	p = wsx_p_here();
+	m = p ? READ_ONCE(p->m) : NULL;
+	here = m && m->task == current;
+	preempt_enable();
+	if (here)
+		return m;
+	if (kthread_func(current) != wsx_m_main)
 		return NULL;
 	return kthread_data(current);
 }

@@ -23,6 +23,7 @@
 #ifndef _WSX_SCHED_H
 #define _WSX_SCHED_H
 
+#include <linux/atomic.h>
 #include <linux/cache.h>
 #include <linux/hrtimer.h>
 #include <linux/jump_label.h>
@@ -160,6 +161,12 @@ struct wsx_p {
 	struct hrtimer hrt;			/* armed for the earliest */
 
 	u32 schedtick;				/* O */
+	/*
+	 * O: schedule ticks since the last global_tick check, 0 .. global_tick
+	 * - 1 (schedtick % global_tick until schedtick wraps), kept without a
+	 * division per item
+	 */
+	u32 tick_phase;
 	u32 gq_next;	/* O: offset of the node a tick check saw last */
 	u32 runnext_chain;			/* O */
 	struct wsx_item *cur;			/* O: the item running */
@@ -287,8 +294,7 @@ struct wsx_p *wsx_pidle_get(const struct wsx_p *near,
 			    const struct wsx_p *last);
 void wsx_m_wake(struct wsx_m *m, bool spinning);
 struct wsx_p *wsx_p_busy_here(void);
-void wsx_wakep(const struct wsx_p *near, const struct wsx_p *last);
-void wsx_wakep_ordered(const struct wsx_p *near, const struct wsx_p *last);
+void __wsx_wakep(const struct wsx_p *near, const struct wsx_p *last);
 void wsx_wake_p(struct wsx_p *p, bool caller_runs);
 
 int wsx_sched_init(const struct wsx_sched_params *params);
@@ -315,6 +321,42 @@ DECLARE_STATIC_KEY_TRUE(wsx_stats_on);
 		}							\
 	} while (0)
 #define wsx_stat_inc(p, field)	wsx_stat_add(p, field, 1)
+
+/*
+ * wsx_wakep_ordered - wsx_wakep() for a queuer whose last step, the one
+ * that made the work visible, was a value-returning atomic RMW that
+ * succeeded (fully ordered): it stands for wsx_wakep()'s barrier
+ * (wsx_put_next()'s xchg() into an empty runnext:
+ * litmus/runnext-put-wakep-park-sb).  @near and @last as for wsx_wakep().
+ * Inline, as a cheap guard: a queuer asks after every spawn, and most
+ * find no P idle or an M spinning.
+ */
+static inline void wsx_wakep_ordered(const struct wsx_p *near,
+				     const struct wsx_p *last)
+{
+	if (atomic_read(&wsx_sched.npidle) &&
+	    !atomic_read(&wsx_sched.nmspinning))
+		__wsx_wakep(near, last);
+}
+
+/**
+ * wsx_wakep - after queueing work anyone may take: wake an idle P's M as a
+ * spinning M, unless an M is spinning already (it will find the work)
+ * @near:	the P nearest the work, where the search starts
+ * @last:	a P to try only after every other, or NULL
+ *
+ * Call it once the work is where others look.  Its full barrier pairs
+ * with wsx_m_park()'s (the lost-wakeup handshake, "Spinning and parking"):
+ * either this sees the parker's P idle or the parker sees the work.  @near
+ * and @last as for wsx_pidle_get(), which picks the P.
+ */
+static inline void wsx_wakep(const struct wsx_p *near,
+			     const struct wsx_p *last)
+{
+	/* StoreLoad: the queued item before the reads below (litmus/wakep-park-sb) */
+	smp_mb();
+	wsx_wakep_ordered(near, last);
+}
 
 /* The P of this CPU, or NULL (a CPU beyond nprocs, or offline at load). */
 static inline struct wsx_p *wsx_p_here(void)

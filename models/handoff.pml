@@ -79,7 +79,7 @@ byte pm;		/* p->m: the holder */
 byte queued;		/* items queued on the P */
 bool pidle;		/* the P's idle bit (npidle is the same here) */
 byte nmspinning;
-byte schedtick;		/* p->schedtick % GT */
+byte schedtick;		/* p->tick_phase: p->schedtick % GT */
 byte mlock = NONE;	/* wsx_sched.mlock: its owner */
 byte nthreads = 1;
 byte nmwait;		/* F3: atomic count of mwait */
