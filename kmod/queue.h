@@ -74,8 +74,7 @@ static inline struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 	struct wsx_item *item;
 
 	if (p->runnext_chain < WSX_RUNNEXT_CHAIN_MAX) {
-		/* against a thief's cmpxchg: litmus/runq-put-runnext-steal-once */
-		item = xchg(&p->runnext, NULL);
+		item = wsx_runnext_take(&p->runnext);
 		if (item) {
 			p->runnext_chain++;
 			*inherit = true;
@@ -88,10 +87,8 @@ static inline struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 	item = wsx_runq_pop(&p->runq);
 	if (item)
 		return item;
-	/* the chain bound skipped runnext, but nothing else is queued
-	 * (litmus/runq-put-runnext-steal-once, as above)
-	 */
-	item = xchg(&p->runnext, NULL);
+	/* the chain bound skipped runnext, but nothing else is queued */
+	item = wsx_runnext_take(&p->runnext);
 	if (item)
 		wsx_stat_inc(p, runnext_hits);
 	return item;

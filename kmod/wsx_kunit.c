@@ -313,7 +313,7 @@ static unsigned long race_round(struct kunit *test, struct race *r)
 		if (item && !wsx_runq_push(r->victim, item))
 			race_take(r, item);	/* full: the owner runs it */
 		if (id % 3 == 0) {
-			item = xchg(&r->runnext, NULL);
+			item = wsx_runnext_take(&r->runnext);
 			if (!item)
 				item = wsx_runq_pop(r->victim);
 			if (item)
@@ -324,7 +324,7 @@ static unsigned long race_round(struct kunit *test, struct race *r)
 	}
 	while ((item = wsx_runq_pop(r->victim)))
 		race_take(r, item);
-	item = xchg(&r->runnext, NULL);
+	item = wsx_runnext_take(&r->runnext);
 	if (item)
 		race_take(r, item);
 	WRITE_ONCE(r->stop, true);

@@ -156,6 +156,22 @@ static inline bool wsx_runq_push(struct wsx_runq *r, struct wsx_item *item)
 }
 
 /*
+ * Owner only: take the item in @runnext (a P's runnext, beside its runq),
+ * if any.  Only the owner stores an item there (thieves only take it, with
+ * a cmpxchg to NULL), and each hand-over of a P orders the old holder's
+ * stores before the new holder's reads (mlock, wsx_m_take_p()'s smp_mb():
+ * litmus/runq-get-runnext-peek-handover), so a read of NULL is exact and
+ * spares the xchg.  Its full barrier is not missed: on that path the M
+ * goes on to look elsewhere, and the park and the stop bring their own
+ * (litmus/runq-get-runnext-peek-once).  Against a thief the take is the
+ * xchg (litmus/runq-put-runnext-steal-once).
+ */
+static inline struct wsx_item *wsx_runnext_take(struct wsx_item **runnext)
+{
+	return READ_ONCE(*runnext) ? xchg(runnext, NULL) : NULL;
+}
+
+/*
  * wsx_runq_pop - take the item at the head.  Any consumer; the owner uses it
  * for its own queue, the hotplug drain for a stopped P's.
  *
