@@ -37,6 +37,7 @@
 
 #include "account.h"
 #include "dev.h"
+#include "fault.h"
 #include "ops.h"
 #include "poll.h"
 #include "rings.h"
@@ -302,7 +303,11 @@ static int wsx_wait_ready(struct wsx_session *s, u32 min, s64 timeout_ns)
 	return ret;
 }
 
-/* Copy up to @max records to @urecs; what cannot be copied stays queued. */
+/*
+ * Copy up to @max records to @urecs; what cannot be copied goes back to
+ * the session, and whoever slept on s->wq while it was out (another WAIT,
+ * a poll()) is woken to look again.
+ */
 static long wsx_records_copy(struct wsx_session *s,
 			     struct wsx_completion __user *urecs, u32 max)
 {
@@ -321,6 +326,7 @@ static long wsx_records_copy(struct wsx_session *s,
 	WRITE_ONCE(s->ndone, s->ndone - n);
 	spin_unlock_irq(&s->lock);
 
+	wsx_fault_sleep(WSX_FAULT_RECORDS_OUT);
 	list_for_each_entry_safe(uj, tmp, &batch, node) {
 		wsx_record_fill(&rec, uj->user_data, uj->op, &uj->job,
 				uj->queued_ns, uj->finished_ns);
@@ -338,6 +344,16 @@ static long wsx_records_copy(struct wsx_session *s,
 		WRITE_ONCE(s->ndone, s->ndone + n - copied);
 	}
 	spin_unlock_irq(&s->lock);
+	/*
+	 * A waiter that found ndone short while these records were out
+	 * sleeps on s->wq; the records' own wakeup was spent.  wake_up()
+	 * takes the queue's lock: a waiter queued before it is woken, and
+	 * one queued after it (prepare_to_wait(), poll_wait()) reads this
+	 * ndone or a later one (litmus/records-putback-wait-locked).  So no
+	 * waitqueue_active() test here, which would need an smp_mb().
+	 */
+	if (copied < n)
+		wake_up(&s->wq);
 	return copied || !n ? copied : -EFAULT;
 }
 

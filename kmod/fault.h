@@ -83,6 +83,10 @@ enum wsx_fault_point {
 	 * ownership back (a wake there counts while it looks)
 	 */
 	WSX_FAULT_POLL_BEFORE_GIVEBACK,
+	/* wsx_records_copy(), sleeping: a WAIT's records taken from the
+	 * session, not yet copied (a copy that faults puts them back)
+	 */
+	WSX_FAULT_RECORDS_OUT,
 	WSX_NR_FAULTS,
 };
 

@@ -262,6 +262,10 @@ FIXTURE_TEARDOWN(abi)
 {
 	char cur[32];
 
+	/* a test that failed with a fault point armed leaves it set */
+	if (wsx_test_have_faults())
+		wsx_test_fault_set("records_out", "0");
+
 	if (!wsx_test_param("max_inflight_fd", cur, sizeof(cur)) &&
 	    strcmp(cur, self->saved_fd_limit))
 		wsx_test_param_set("max_inflight_fd", self->saved_fd_limit);
@@ -959,6 +963,120 @@ TEST_F(abi, wait_bad_records_keeps_them)
 	EXPECT_EQ(1, ctx.seen[5]);
 	EXPECT_EQ(1, ctx.seen[6]);
 	EXPECT_EQ(0, ctx.dups + ctx.bad);
+}
+
+/* One thread's wait on a session: a WAIT(min 1) or a poll(POLLIN). */
+struct record_waiter {
+	int fd;
+	bool by_poll;
+	struct wsx_completion *recs;	/* WAIT's array; may fault */
+	__s64 timeout_ns;
+	__u64 start_ns, end_ns;
+	long ret;
+	atomic_bool done;
+};
+
+static void *record_waiter_fn(void *arg)
+{
+	struct record_waiter *w = arg;
+
+	w->start_ns = wsx_test_now_ns();
+	if (w->by_poll) {
+		struct pollfd pfd = { .fd = w->fd, .events = POLLIN };
+
+		w->ret = poll(&pfd, 1, w->timeout_ns / NSEC_PER_MSEC);
+		if (w->ret < 0)
+			w->ret = -errno;
+		else if (w->ret == 1 && !(pfd.revents & POLLIN))
+			w->ret = -EBADMSG;
+	} else {
+		w->ret = wsx_test_wait(w->fd, w->recs, 1, 1, w->timeout_ns);
+	}
+	w->end_ns = wsx_test_now_ns();
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+/*
+ * A WAIT that takes a record and then fails to copy it puts it back; a
+ * second waiter that went to sleep while the record was out (the
+ * records_out fault point holds it out for 400 ms) is woken by its
+ * return, long before its own 4 s deadline, and takes it.  Both kinds of
+ * waiter: another WAIT, and a poll().  A round counts only if the second
+ * waiter began at least 200 ms before the first returned (so that it
+ * slept while the record was out); up to 5 rounds each.
+ */
+TEST_F(abi, faulting_wait_wakes_who_slept_while_its_records_were_out)
+{
+	char *guard = guarded_page();
+	struct wsx_completion *prot_none, rec;
+
+	if (!wsx_test_have_faults())
+		SKIP(return, "no fault points: a release build");
+	ASSERT_NE(NULL, guard);
+	prot_none = (struct wsx_completion *)(guard + page_size());
+	for (int kind = 0; kind < 2; kind++) {
+		bool counted = false;
+
+		for (int round = 0; round < 5 && !counted; round++) {
+			struct record_waiter first = {
+				.fd = self->fd, .recs = prot_none,
+				.timeout_ns = 30 * NSEC_PER_SEC,
+			};
+			struct record_waiter second = {
+				.fd = self->fd, .by_poll = kind,
+				.recs = &rec, .timeout_ns = 4 * NSEC_PER_SEC,
+			};
+			struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+			long hits = wsx_test_fault_hits("records_out");
+			__u64 until = wsx_test_now_ns() + 5 * NSEC_PER_SEC;
+			pthread_t t1, t2;
+
+			memset(&rec, 0, sizeof(rec));
+			ASSERT_LE(0, hits);
+			ASSERT_EQ(1, submit_nops(self->fd, 1, round));
+			ASSERT_EQ(1, poll(&pfd, 1, 30000));
+			ASSERT_EQ(0, wsx_test_fault_set("records_out", "400000"));
+			ASSERT_EQ(0, pthread_create(&t1, NULL, record_waiter_fn,
+						    &first));
+			while (wsx_test_fault_hits("records_out") == hits &&
+			       !atomic_load(&first.done) &&
+			       wsx_test_now_ns() < until)
+				usleep(1000);
+			/* the first WAIT sleeps its 400 ms; no later one will */
+			EXPECT_EQ(0, wsx_test_fault_set("records_out", "0"));
+			ASSERT_NE(hits, wsx_test_fault_hits("records_out"));
+			ASSERT_EQ(0, pthread_create(&t2, NULL, record_waiter_fn,
+						    &second));
+			ASSERT_EQ(0, pthread_join(t1, NULL));
+			ASSERT_EQ(0, pthread_join(t2, NULL));
+			EXPECT_EQ(-EFAULT, first.ret);
+			ASSERT_EQ(1, second.ret) {
+				TH_LOG("%s: %ld", kind ? "poll" : "WAIT",
+				       second.ret);
+			}
+			/* woken by the record's return, not by the deadline */
+			EXPECT_GT(second.start_ns + second.timeout_ns,
+				  second.end_ns) {
+				TH_LOG("%s slept to its deadline",
+				       kind ? "poll" : "WAIT");
+			}
+			if (kind)
+				ASSERT_EQ(1, wsx_test_wait(self->fd, &rec, 1,
+							   1, 0));
+			EXPECT_EQ(round, rec.user_data);
+			counted = second.start_ns + 200 * NSEC_PER_MSEC <
+				  first.end_ns;
+			TH_LOG("%s round %d: began %lld us before the record came back, returned %lld us after%s",
+			       kind ? "poll" : "WAIT", round,
+			       (long long)(first.end_ns - second.start_ns) /
+			       1000,
+			       (long long)(second.end_ns - first.end_ns) /
+			       1000,
+			       counted ? "" : ": redone");
+		}
+		EXPECT_TRUE(counted);
+	}
 }
 
 /*
