@@ -6,8 +6,8 @@
  * batch into a job (struct wsx_ujob) whose root item is queued on the
  * executor; once the job's last item finished (and its count is given back:
  * job.c, "An M's credit"), its done callback moves the job to the
- * session's done list and wakes waiters.  WSX_IOC_WAIT and
- * poll() consume that list.  A job counts against the in-flight limits from
+ * session's done list and wakes waiters.  WSX_IOC_WAIT consumes that
+ * list; poll() reports it.  A job counts against the in-flight limits from
  * submission until its completion record is read (or dropped at close).
  *
  * Closing the file sets the session's closing flag, which is the cancel
@@ -259,9 +259,11 @@ static long wsx_ioctl_submit(struct wsx_session *s,
 
 /*
  * Wait as WSX_IOC_WAIT documents: until at least @min records are ready
- * (0), a signal comes (-EINTR), or @timeout_ns (negative: no limit) has
- * passed since the call (-ETIMEDOUT).  The deadline is absolute, so a
+ * (0), a signal comes (-EINTR), or the CLOCK_MONOTONIC time @until (NULL:
+ * no limit) has passed (-ETIMEDOUT).  The deadline is absolute, so a
  * wakeup that finds too few records sleeps only for what is left of it.
+ * 0 means the records were seen ready: another WAIT may take them before
+ * the caller does (wsx_records_copy()).
  *
  * The loop is written out rather than taken from
  * wait_event_interruptible_hrtimeout(), whose plain test of its timer's
@@ -271,18 +273,13 @@ static long wsx_ioctl_submit(struct wsx_session *s,
  * the task being running already), but in the kernel's own code, as for
  * poll() and select(); the rings' waits use it too.
  */
-static int wsx_wait_ready(struct wsx_session *s, u32 min, s64 timeout_ns)
+static int wsx_wait_ready(struct wsx_session *s, u32 min, ktime_t *until)
 {
-	ktime_t deadline, *until = NULL;
 	DEFINE_WAIT(wait);
 	int ret = 0;
 
 	if (!min)
 		return 0;
-	if (timeout_ns >= 0) {
-		deadline = ktime_add_safe(ktime_get(), ns_to_ktime(timeout_ns));
-		until = &deadline;
-	}
 	for (;;) {
 		prepare_to_wait(&s->wq, &wait, TASK_INTERRUPTIBLE);
 		if (READ_ONCE(s->ndone) >= min)
@@ -304,12 +301,15 @@ static int wsx_wait_ready(struct wsx_session *s, u32 min, s64 timeout_ns)
 }
 
 /*
- * Copy up to @max records to @urecs; what cannot be copied goes back to
- * the session, and whoever slept on s->wq while it was out (another WAIT,
- * a poll()) is woken to look again.
+ * Copy up to @max records to @urecs, if at least @min are there (else
+ * -EAGAIN: another WAIT took them since wsx_wait_ready() saw them, and
+ * the caller waits again); what cannot be copied goes back to the
+ * session, and whoever slept on s->wq while it was out (another WAIT, a
+ * poll()) is woken to look again.
  */
 static long wsx_records_copy(struct wsx_session *s,
-			     struct wsx_completion __user *urecs, u32 max)
+			     struct wsx_completion __user *urecs, u32 min,
+			     u32 max)
 {
 	struct wsx_completion rec;
 	struct wsx_ujob *uj, *tmp;
@@ -317,6 +317,10 @@ static long wsx_records_copy(struct wsx_session *s,
 	LIST_HEAD(batch);
 
 	spin_lock_irq(&s->lock);
+	if (s->ndone < min) {
+		spin_unlock_irq(&s->lock);
+		return -EAGAIN;
+	}
 	list_for_each_entry_safe(uj, tmp, &s->done, node) {
 		if (n == max)
 			break;
@@ -359,6 +363,7 @@ static long wsx_records_copy(struct wsx_session *s,
 
 static long wsx_ioctl_wait(struct wsx_session *s, struct wsx_wait __user *uarg)
 {
+	ktime_t deadline, *until = NULL;
 	void __user *urecs;
 	struct wsx_wait w;
 	long ret;
@@ -375,10 +380,35 @@ static long wsx_ioctl_wait(struct wsx_session *s, struct wsx_wait __user *uarg)
 		return -EFAULT;
 	if (!wsx_user_addr(w.records, &urecs))
 		return -EFAULT;
-	ret = wsx_wait_ready(s, w.min, w.timeout_ns);
-	if (ret)
-		return ret;
-	ret = wsx_records_copy(s, urecs, w.max);
+	if (w.timeout_ns >= 0) {
+		deadline = ktime_add_safe(ktime_get(),
+					  ns_to_ktime(w.timeout_ns));
+		until = &deadline;
+	}
+	/*
+	 * Several WAITs on one session may all see the same records ready;
+	 * one that finds fewer than @min left when it takes them waits again,
+	 * to the same deadline, rather than return short.
+	 */
+	for (;;) {
+		ret = wsx_wait_ready(s, w.min, until);
+		if (ret)
+			return ret;
+		wsx_fault_sleep(WSX_FAULT_WAIT_BEFORE_TAKE);
+		ret = wsx_records_copy(s, urecs, w.min, w.max);
+		if (ret != -EAGAIN)
+			break;
+		/*
+		 * Another WAIT took them.  A signal or the deadline ends the
+		 * call here: wsx_wait_ready() looks at neither while records
+		 * are ready, and others may keep taking them.
+		 */
+		if (signal_pending(current))
+			return -EINTR;
+		if (until && ktime_compare(ktime_get(), *until) >= 0)
+			return -ETIMEDOUT;
+		cond_resched();
+	}
 	/*
 	 * The copied records are gone from the session: report their number
 	 * even if @count became unwritable since the check above.

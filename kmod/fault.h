@@ -87,6 +87,10 @@ enum wsx_fault_point {
 	 * session, not yet copied (a copy that faults puts them back)
 	 */
 	WSX_FAULT_RECORDS_OUT,
+	/* wsx_ioctl_wait(), sleeping: between wsx_wait_ready() and the
+	 * take (another WAIT may take the records seen ready first)
+	 */
+	WSX_FAULT_WAIT_BEFORE_TAKE,
 	WSX_NR_FAULTS,
 };
 

@@ -256,6 +256,11 @@ FIXTURE_SETUP(abi)
 	ASSERT_EQ(0, wsx_test_param("max_inflight", self->saved_total_limit,
 				    sizeof(self->saved_total_limit)));
 	self->cpu1_offlined = false;
+	/* a run killed by the harness's timeout skipped its teardown */
+	if (wsx_test_have_faults()) {
+		ASSERT_EQ(0, wsx_test_fault_set("records_out", "0"));
+		ASSERT_EQ(0, wsx_test_fault_set("wait_before_take", "0"));
+	}
 }
 
 FIXTURE_TEARDOWN(abi)
@@ -263,8 +268,10 @@ FIXTURE_TEARDOWN(abi)
 	char cur[32];
 
 	/* a test that failed with a fault point armed leaves it set */
-	if (wsx_test_have_faults())
+	if (wsx_test_have_faults()) {
 		wsx_test_fault_set("records_out", "0");
+		wsx_test_fault_set("wait_before_take", "0");
+	}
 
 	if (!wsx_test_param("max_inflight_fd", cur, sizeof(cur)) &&
 	    strcmp(cur, self->saved_fd_limit))
@@ -1077,6 +1084,77 @@ TEST_F(abi, faulting_wait_wakes_who_slept_while_its_records_were_out)
 		}
 		EXPECT_TRUE(counted);
 	}
+}
+
+/*
+ * Two WAITs(min 1) asleep on an empty session, one record: both wake and
+ * see it ready, and the wait_before_take fault point holds both for
+ * 200 ms before they take.  One gets the record; the other must not
+ * return short (0 records): it waits on, to its 3 s deadline, not less,
+ * and gives -ETIMEDOUT.  A round counts only if both passed the fault
+ * point; one where the record came after both deadlines is drained and
+ * redone; up to 5 rounds.
+ */
+TEST_F(abi, concurrent_waits_never_return_short_of_min)
+{
+	bool counted = false;
+
+	if (!wsx_test_have_faults())
+		SKIP(return, "no fault points: a release build");
+	for (int round = 0; round < 5 && !counted; round++) {
+		struct wsx_completion recs[2];
+		struct record_waiter w[2];
+		long hits = wsx_test_fault_hits("wait_before_take"), passed;
+		pthread_t t[2];
+		int got = 0, timed_out = 0;
+
+		memset(recs, 0, sizeof(recs));
+		ASSERT_LE(0, hits);
+		for (int i = 0; i < 2; i++) {
+			w[i] = (struct record_waiter){
+				.fd = self->fd, .recs = &recs[i],
+				.timeout_ns = 3 * NSEC_PER_SEC,
+			};
+		}
+		ASSERT_EQ(0, wsx_test_fault_set("wait_before_take", "200000"));
+		for (int i = 0; i < 2; i++)
+			ASSERT_EQ(0, pthread_create(&t[i], NULL,
+						    record_waiter_fn, &w[i]));
+		usleep(100000);		/* both asleep, most likely */
+		ASSERT_EQ(1, submit_nops(self->fd, 1, round));
+		for (int i = 0; i < 2; i++)
+			ASSERT_EQ(0, pthread_join(t[i], NULL));
+		EXPECT_EQ(0, wsx_test_fault_set("wait_before_take", "0"));
+		passed = wsx_test_fault_hits("wait_before_take") - hits;
+		if (w[0].ret == -ETIMEDOUT && w[1].ret == -ETIMEDOUT) {
+			TH_LOG("round %d: the record came after both deadlines: redone",
+			       round);
+			ASSERT_EQ(1, wsx_test_wait(self->fd, recs, 1, 1,
+						   30 * NSEC_PER_SEC));
+			continue;
+		}
+		for (int i = 0; i < 2; i++) {
+			if (w[i].ret == 1) {
+				got++;
+				EXPECT_EQ(round, recs[i].user_data);
+				continue;
+			}
+			EXPECT_EQ(-ETIMEDOUT, w[i].ret) {
+				TH_LOG("round %d: a WAIT(min 1) gave %ld",
+				       round, w[i].ret);
+			}
+			/* to the deadline, not less */
+			EXPECT_LE(w[i].timeout_ns, w[i].end_ns - w[i].start_ns);
+			timed_out++;
+		}
+		EXPECT_EQ(1, got);
+		EXPECT_EQ(1, timed_out);
+		counted = passed >= 2;
+		TH_LOG("round %d: %ld passes of the fault point, %d record, %d timed out%s",
+		       round, passed, got, timed_out,
+		       counted ? "" : ": redone");
+	}
+	EXPECT_TRUE(counted);
 }
 
 /*

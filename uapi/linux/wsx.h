@@ -301,11 +301,13 @@ struct wsx_completion {
  * @count:	out: records copied (ignored on input)
  * @reserved:	zero
  *
- * Returns the number of records copied (also in @count).  When fewer than
- * @min are ready at the timeout it returns -ETIMEDOUT and copies nothing; a
- * signal gives -EINTR, also copying nothing: the records stay queued.  If
- * @records faults part way, the records copied so far are returned (maybe
- * fewer than @min) and the rest stay queued.
+ * Returns the number of records copied (also in @count), at least @min:
+ * when several threads WAIT on one session, one that finds the records it
+ * woke for taken by another waits on, to the same deadline.  When fewer
+ * than @min are ready at the timeout it returns -ETIMEDOUT and copies
+ * nothing; a signal gives -EINTR, also copying nothing: the records stay
+ * queued.  If @records faults part way, the records copied so far are
+ * returned (maybe fewer than @min) and the rest stay queued.
  */
 struct wsx_wait {
 	__u64 records;

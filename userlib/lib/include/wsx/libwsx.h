@@ -142,10 +142,12 @@ int wsx_submit(struct wsx *w, const struct wsx_req *items,
  *
  * Wraps WSX_IOC_WAIT.  Records come in the order the items finished.
  *
- * Returns the number of records stored in @recs, or:
+ * Returns the number of records stored in @recs, at least @min unless
+ * @recs faults part way, or:
  *   -EINVAL	@w or @recs NULL, @max 0 or @min over @max (no system call)
  *   -E2BIG	@min over the module's wait_max (no system call)
- *   -ETIMEDOUT	fewer than @min records were ready by the timeout
+ *   -ETIMEDOUT	fewer than @min records were left for the call at its
+ *		timeout (records another thread's call took do not count)
  *   -EINTR	a signal arrived first; call again (no record is lost)
  *   -EFAULT	see <linux/wsx.h>
  * On any error no record is consumed.
