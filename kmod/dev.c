@@ -303,9 +303,10 @@ static int wsx_wait_ready(struct wsx_session *s, u32 min, ktime_t *until)
 /*
  * Copy up to @max records to @urecs, if at least @min are there (else
  * -EAGAIN: another WAIT took them since wsx_wait_ready() saw them, and
- * the caller waits again); what cannot be copied goes back to the
- * session, and whoever slept on s->wq while it was out (another WAIT, a
- * poll()) is woken to look again.
+ * the caller waits again; a WSX_DEBUG build's wait_take_lost drop point
+ * fakes that, leaving the records).  What cannot be copied goes back to
+ * the session, and whoever slept on s->wq while it was out (another WAIT,
+ * a poll()) is woken to look again.
  */
 static long wsx_records_copy(struct wsx_session *s,
 			     struct wsx_completion __user *urecs, u32 min,
@@ -317,7 +318,7 @@ static long wsx_records_copy(struct wsx_session *s,
 	LIST_HEAD(batch);
 
 	spin_lock_irq(&s->lock);
-	if (s->ndone < min) {
+	if (s->ndone < min || wsx_fault_drop(WSX_FAULT_WAIT_TAKE_LOST)) {
 		spin_unlock_irq(&s->lock);
 		return -EAGAIN;
 	}

@@ -26,6 +26,7 @@ static const char *const wsx_fault_names[WSX_NR_FAULTS] = {
 	[WSX_FAULT_POLL_BEFORE_GIVEBACK] = "poll_before_giveback",
 	[WSX_FAULT_RECORDS_OUT] = "records_out",
 	[WSX_FAULT_WAIT_BEFORE_TAKE] = "wait_before_take",
+	[WSX_FAULT_WAIT_TAKE_LOST] = "wait_take_lost",
 };
 
 static u32 wsx_fault_us[WSX_NR_FAULTS];

@@ -91,6 +91,12 @@ enum wsx_fault_point {
 	 * take (another WAIT may take the records seen ready first)
 	 */
 	WSX_FAULT_WAIT_BEFORE_TAKE,
+	/*
+	 * wsx_records_copy(), a drop: the number of takes to refuse with
+	 * -EAGAIN as if another WAIT had taken the records (they stay, so
+	 * the WAIT sees them ready again, and loses again)
+	 */
+	WSX_FAULT_WAIT_TAKE_LOST,
 	WSX_NR_FAULTS,
 };
 

@@ -71,9 +71,10 @@ static inline void wsx_item_to_gq(struct wsx_item *item)
 /* Owner only: the next local item, and whether it inherits the tick. */
 static inline struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 {
+	bool chain = p->runnext_chain < WSX_RUNNEXT_CHAIN_MAX;
 	struct wsx_item *item;
 
-	if (p->runnext_chain < WSX_RUNNEXT_CHAIN_MAX) {
+	if (chain) {
 		item = wsx_runnext_take(&p->runnext);
 		if (item) {
 			p->runnext_chain++;
@@ -85,7 +86,12 @@ static inline struct wsx_item *wsx_runq_get(struct wsx_p *p, bool *inherit)
 	p->runnext_chain = 0;
 	*inherit = false;
 	item = wsx_runq_pop(&p->runq);
-	if (item)
+	/*
+	 * runnext, found empty above, still is: only its owner, this M,
+	 * stores an item there (wsx_runq_put()); thieves only empty it
+	 * (see wsx_runnext_take())
+	 */
+	if (item || chain)
 		return item;
 	/* the chain bound skipped runnext, but nothing else is queued */
 	item = wsx_runnext_take(&p->runnext);

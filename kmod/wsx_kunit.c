@@ -10,6 +10,8 @@
  * The race tests run an owner and thieves on a runq (and on a runnext slot)
  * at once, in kthreads, and check that every item is taken exactly once:
  * what the protocol comment of wsx_runq.h promises, and what KCSAN watches.
+ * A hook holds the owner's runnext take between its peek and its xchg
+ * while the thieves run, so that they steal inside it.
  *
  * The park tests use the executor of wsx.ko, loaded before this module:
  * wsx_park() and wsx_ready() (kmod/wsx.h, docs/park.md) with live Ms, and
@@ -38,6 +40,21 @@ static struct wsx_runq *wsx_runq_churn;
 static void wsx_runq_churn_once(const struct wsx_runq *r);
 #define wsx_runq_snapshot_point(r)	wsx_runq_churn_once(r)
 
+/*
+ * The owner's runnext take, between its peek and its xchg: a test may set
+ * wsx_runnext_window to a runnext slot, whose takes then wait there for
+ * the thieves, counting in wsx_runnext_window_steals each take whose item
+ * a thief took meanwhile.  A take that kept the item it peeked (a plain
+ * store of NULL for the xchg) then returns it twice, each time; one that
+ * read runnext again before its store opens its window after this point,
+ * which the litmus variant runq-get-runnext-peek-once+load-store (and
+ * KCSAN, its accesses being plain) covers instead.
+ */
+static struct wsx_item **wsx_runnext_window;
+static atomic_t wsx_runnext_window_steals;
+static void wsx_runnext_wait_for_thieves(struct wsx_item **runnext);
+#define wsx_runnext_peek_point(rn)	wsx_runnext_wait_for_thieves(rn)
+
 #include "wsx_bounds.h"
 #include "wsx_order.h"
 #include "wsx_runq.h"
@@ -52,6 +69,15 @@ static void wsx_runq_churn_once(const struct wsx_runq *r)
 		return;
 	wsx_runq_churn = NULL;
 	wsx_runq_push(runq, wsx_runq_pop(runq));
+}
+
+static void wsx_runnext_wait_for_thieves(struct wsx_item **runnext)
+{
+	if (runnext != READ_ONCE(wsx_runnext_window))
+		return;
+	udelay(2);
+	if (!READ_ONCE(*runnext))
+		atomic_inc(&wsx_runnext_window_steals);
 }
 
 /* Items are fake pointers: id + 1, so that NULL is never an item. */
@@ -352,18 +378,25 @@ static void runq_and_runnext_race(struct kunit *test)
 				 GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r->victim);
 	KUNIT_ASSERT_NOT_NULL(test, r->taken);
+	atomic_set(&wsx_runnext_window_steals, 0);
+	WRITE_ONCE(wsx_runnext_window, &r->runnext);
 	for (round = 1; round <= RACE_ROUNDS; round++) {
 		KUNIT_EXPECT_EQ(test, race_round(test, r),
 				(unsigned long)RACE_ITEMS);
 		if (atomic_read(&r->runq_stolen) &&
-		    atomic_read(&r->runnext_stolen))
+		    atomic_read(&r->runnext_stolen) &&
+		    atomic_read(&wsx_runnext_window_steals))
 			break;
 	}
-	kunit_info(test, "%d rounds: thieves took %d ids from the runq, %d from runnext\n",
+	WRITE_ONCE(wsx_runnext_window, NULL);
+	kunit_info(test, "%d rounds: thieves took %d ids from the runq, %d from runnext, %d of them inside the owner's take\n",
 		   min(round, RACE_ROUNDS), atomic_read(&r->runq_stolen),
-		   atomic_read(&r->runnext_stolen));
+		   atomic_read(&r->runnext_stolen),
+		   atomic_read(&wsx_runnext_window_steals));
 	KUNIT_EXPECT_GT(test, atomic_read(&r->runq_stolen), 0);
 	KUNIT_EXPECT_GT(test, atomic_read(&r->runnext_stolen), 0);
+	/* the window between the owner's peek and its xchg was hit */
+	KUNIT_EXPECT_GT(test, atomic_read(&wsx_runnext_window_steals), 0);
 }
 
 /* ---- victim tables by distance (wsx_victims.h) ---------------------- */

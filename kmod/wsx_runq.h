@@ -156,6 +156,15 @@ static inline bool wsx_runq_push(struct wsx_runq *r, struct wsx_item *item)
 }
 
 /*
+ * A named point in the owner's runnext take, between its peek and its
+ * xchg, for tests: the KUnit race defines it to wait there for thieves;
+ * elsewhere it is nothing.
+ */
+#ifndef wsx_runnext_peek_point
+#define wsx_runnext_peek_point(runnext)	do { } while (0)
+#endif
+
+/*
  * Owner only: take the item in @runnext (a P's runnext, beside its runq),
  * if any.  Only the owner stores an item there (thieves only take it, with
  * a cmpxchg to NULL), and each hand-over of a P orders the old holder's
@@ -168,7 +177,10 @@ static inline bool wsx_runq_push(struct wsx_runq *r, struct wsx_item *item)
  */
 static inline struct wsx_item *wsx_runnext_take(struct wsx_item **runnext)
 {
-	return READ_ONCE(*runnext) ? xchg(runnext, NULL) : NULL;
+	if (!READ_ONCE(*runnext))
+		return NULL;
+	wsx_runnext_peek_point(runnext);
+	return xchg(runnext, NULL);
 }
 
 /*

@@ -243,6 +243,28 @@ FIXTURE(abi) {
 	bool cpu1_offlined;
 };
 
+/*
+ * Disarm the fault points of the WAIT tests (WSX_DEBUG builds): 0, or the
+ * first error.
+ */
+static int abi_disarm_wait_faults(void)
+{
+	static const char *const points[] = {
+		"records_out", "wait_before_take", "wait_take_lost",
+	};
+	int ret = 0;
+
+	if (!wsx_test_have_faults())
+		return 0;
+	for (unsigned int i = 0; i < ARRAY_SIZE(points); i++) {
+		int r = wsx_test_fault_set(points[i], "0");
+
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
 FIXTURE_SETUP(abi)
 {
 	self->fd = wsx_test_open();
@@ -257,10 +279,7 @@ FIXTURE_SETUP(abi)
 				    sizeof(self->saved_total_limit)));
 	self->cpu1_offlined = false;
 	/* a run killed by the harness's timeout skipped its teardown */
-	if (wsx_test_have_faults()) {
-		ASSERT_EQ(0, wsx_test_fault_set("records_out", "0"));
-		ASSERT_EQ(0, wsx_test_fault_set("wait_before_take", "0"));
-	}
+	ASSERT_EQ(0, abi_disarm_wait_faults());
 }
 
 FIXTURE_TEARDOWN(abi)
@@ -268,10 +287,7 @@ FIXTURE_TEARDOWN(abi)
 	char cur[32];
 
 	/* a test that failed with a fault point armed leaves it set */
-	if (wsx_test_have_faults()) {
-		wsx_test_fault_set("records_out", "0");
-		wsx_test_fault_set("wait_before_take", "0");
-	}
+	abi_disarm_wait_faults();
 
 	if (!wsx_test_param("max_inflight_fd", cur, sizeof(cur)) &&
 	    strcmp(cur, self->saved_fd_limit))
@@ -1222,6 +1238,62 @@ TEST_F(abi, wait_eintr_keeps_records)
 	EXPECT_EQ(1, wsx_test_wait(self->fd, recs, 4, 0, 0));
 	note_seen(&recs[0], &ctx);
 	EXPECT_EQ(1, ctx.seen[40]);
+}
+
+/*
+ * A WAIT(min 1) that keeps losing its take while the record stays ready
+ * (the wait_take_lost drop refuses up to 3000 takes, wait_before_take
+ * sleeps 1 ms at least before each: losing them all takes 3 s) ends at
+ * its 200 ms deadline with -ETIMEDOUT, or at a signal 200 ms in with
+ * -EINTR, with takes still to lose, and copies nothing: wsx_wait_ready()
+ * looks at neither while the record is ready, so only the checks after a
+ * lost take can end it.
+ */
+TEST_F(abi, wait_losing_every_take_ends_at_its_deadline_or_a_signal)
+{
+	struct itimerval it = { .it_value = { .tv_usec = 200000 } };
+	struct wsx_completion rec;
+	struct sigaction sa;
+
+	if (!wsx_test_have_faults())
+		SKIP(return, "no fault points: a release build");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	for (int by_signal = 0; by_signal < 2; by_signal++) {
+		long ret, left;
+		__u64 t;
+
+		ASSERT_EQ(1, submit_nops(self->fd, 1, 60 + by_signal));
+		/* ready, none taken */
+		ASSERT_EQ(-EFAULT, wsx_test_wait(self->fd, NULL, 1, 1,
+						 30 * NSEC_PER_SEC));
+		ASSERT_EQ(0, wsx_test_fault_set("wait_before_take", "1000"));
+		ASSERT_EQ(0, wsx_test_fault_set("wait_take_lost", "3000"));
+		if (by_signal)
+			ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+		t = wsx_test_now_ns();
+		ret = wsx_test_wait(self->fd, &rec, 1, 1,
+				    by_signal ? -1 : 200 * NSEC_PER_MSEC);
+		t = wsx_test_now_ns() - t;
+		left = wsx_test_debug_number("fault", "wait_take_lost");
+		ASSERT_EQ(0, abi_disarm_wait_faults());
+		EXPECT_EQ(by_signal ? -EINTR : -ETIMEDOUT, ret) {
+			TH_LOG("a WAIT losing every take gave %ld after %llu ms, %ld left to lose",
+			       ret, (unsigned long long)t / NSEC_PER_MSEC,
+			       left);
+		}
+		EXPECT_LT(0, left);		/* ended while losing */
+		EXPECT_GT(3000, left);		/* lost one at least */
+		if (!by_signal)
+			EXPECT_LE(200 * NSEC_PER_MSEC, t);
+		/* nothing copied: the record is still there */
+		EXPECT_EQ(1, wsx_test_wait(self->fd, &rec, 1, 0, 0));
+		EXPECT_EQ(60 + by_signal, rec.user_data);
+		TH_LOG("%s: %llu ms, %ld takes lost",
+		       by_signal ? "signal" : "deadline",
+		       (unsigned long long)t / NSEC_PER_MSEC, 3000 - left);
+	}
 }
 
 /* ---- other commands --------------------------------------------------- */
