@@ -1140,7 +1140,7 @@ TEST_F(abi, concurrent_waits_never_return_short_of_min)
 		ASSERT_EQ(1, submit_nops(self->fd, 1, round));
 		for (int i = 0; i < 2; i++)
 			ASSERT_EQ(0, pthread_join(t[i], NULL));
-		EXPECT_EQ(0, wsx_test_fault_set("wait_before_take", "0"));
+		EXPECT_EQ(0, abi_disarm_wait_faults());
 		passed = wsx_test_fault_hits("wait_before_take") - hits;
 		if (w[0].ret == -ETIMEDOUT && w[1].ret == -ETIMEDOUT) {
 			TH_LOG("round %d: the record came after both deadlines: redone",
