@@ -246,8 +246,10 @@ static inline void park_all(struct __test_metadata *_metadata, int fd,
 /*
  * close() of session @fd with @n items parked: @others of them submitted
  * before, then the @n - @others of @reqs, which park_all() submits and
- * checks, returns within 1 s.  The cancelled items' leaving is the
- * caller's to check.
+ * checks, returns within 1 s, WSX_SCALE s on a slow kernel (the items
+ * never end unless the close cancels them: a bound, not a timing; the
+ * KASAN kernel took 1.09 s for 1,250).  The cancelled items' leaving is
+ * the caller's to check.
  */
 static inline void close_parked(struct __test_metadata *_metadata, int fd,
 				struct wsx_req *reqs, size_t n, size_t others,
@@ -263,7 +265,7 @@ static inline void close_parked(struct __test_metadata *_metadata, int fd,
 	took = wsx_test_now_ns() - t0;
 	TH_LOG("close() with %zu items waiting took %llu us", n,
 	       (unsigned long long)took / 1000);
-	EXPECT_GT(NSEC_PER_SEC, (__s64)took);
+	EXPECT_GT(NSEC_PER_SEC * wsx_test_scale(), (__s64)took);
 }
 
 /* The stats the ping-pongs read: sums over the Ps, and the global line. */
