@@ -22,13 +22,37 @@ enum { NOP, FIB, SPAWN, CRC, NITEMS };
 
 static const char crc_text[] = "123456789";
 
+/*
+ * Reaps the @n records of @what into @recs, @timeout_ns at most for each
+ * WAIT: how
+ * many came.  One case however many WAITs it took: how the records come
+ * in (together or apart) must not change the case list.
+ */
+static int wait_all(struct wsx *w, struct wsx_completion *recs, int n,
+		    int64_t timeout_ns, const char *what)
+{
+	int got = 0, waits = 0, ret = 0;
+
+	while (got < n) {
+		ret = wsx_wait(w, recs + got, n - got, 1, timeout_ns);
+		if (ret <= 0)
+			break;
+		got += ret;
+		waits++;
+	}
+	printf("# %s: %d of %d records in %d waits, the last returned %d\n",
+	       what, got, n, waits, ret);
+	ktap_check(got == n, "%s: all %d records reaped", what, n);
+	return got;
+}
+
 /* Submits one item of each kind and checks each record's result. */
 static void check_items(struct wsx *w)
 {
 	struct wsx_completion recs[NITEMS];
 	struct wsx_req items[NITEMS];
 	bool seen[NITEMS] = { false };
-	int n, got = 0, i;
+	int i;
 
 	wsx_item_nop(&items[NOP], NOP);
 	wsx_item_fib(&items[FIB], 20, FIB);
@@ -36,12 +60,8 @@ static void check_items(struct wsx *w)
 	wsx_item_spawn(&items[SPAWN], 2, 3, 1000, SPAWN);
 	wsx_item_crc32c(&items[CRC], crc_text, strlen(crc_text), 0, CRC);
 	KTAP_EQ(wsx_submit(w, items, NITEMS, NULL), NITEMS, "all items queued");
-	while (got < NITEMS) {
-		n = wsx_wait(w, recs + got, NITEMS - got, 1, 10000000000LL);
-		if (!ktap_check(n > 0, "wait returns records (%d)", n))
-			return;
-		got += n;
-	}
+	if (wait_all(w, recs, NITEMS, 10000000000LL, "four items") != NITEMS)
+		return;
 	for (i = 0; i < NITEMS; i++) {
 		KTAP_EQ(recs[i].status, 0, "record %d: status 0", i);
 		if (recs[i].user_data < NITEMS)
@@ -73,7 +93,7 @@ static void check_chans(struct wsx *w)
 	struct wsx_completion recs[3];
 	struct wsx_req items[3];
 	unsigned int a = 0, b = 0;
-	int n, got = 0, i;
+	int i;
 
 	KTAP_EQ(wsx_chan_create(w, 0, &a), 0, "wsx_chan_create unbuffered");
 	KTAP_EQ(wsx_chan_create(w, 16, &b), 0, "wsx_chan_create cap 16");
@@ -82,12 +102,8 @@ static void check_chans(struct wsx *w)
 	wsx_item_recv(&items[1], a, 1000, b, 0, 1);
 	wsx_item_send(&items[2], a, 1, 1000, 2);
 	KTAP_EQ(wsx_submit(w, items, 3, NULL), 3, "a pipeline queued");
-	while (got < 3) {
-		n = wsx_wait(w, recs + got, 3 - got, 1, 10000000000LL);
-		if (!ktap_check(n > 0, "wait returns records (%d)", n))
-			return;
-		got += n;
-	}
+	if (wait_all(w, recs, 3, 10000000000LL, "the pipeline") != 3)
+		return;
 	for (i = 0; i < 3; i++) {
 		KTAP_EQ(recs[i].status, 0, "pipeline record %d: status 0", i);
 		KTAP_EQ(recs[i].result, recs[i].user_data == 2 ? 1000 : 500500,
@@ -96,24 +112,6 @@ static void check_chans(struct wsx *w)
 	}
 	KTAP_EQ(wsx_chan_close(w, a), 0, "wsx_chan_close");
 	KTAP_EQ(wsx_chan_close(w, a), -EALREADY, "... again: -EALREADY");
-}
-
-/*
- * Reaps @n records into @recs, @timeout_ns at most for each WAIT: how
- * many came (fewer when a WAIT failed, which is reported).
- */
-static int wait_all(struct wsx *w, struct wsx_completion *recs, int n,
-		    int64_t timeout_ns)
-{
-	int got = 0, ret;
-
-	while (got < n) {
-		ret = wsx_wait(w, recs + got, n - got, 1, timeout_ns);
-		if (!ktap_check(ret > 0, "wait returns records (%d)", ret))
-			break;
-		got += ret;
-	}
-	return got;
 }
 
 /*
@@ -154,7 +152,7 @@ static void check_poll(struct wsx *w)
 	wsx_item_poll(&items[1], efd, POLLPRI, 1000000, 1);
 	KTAP_EQ(wsx_submit(w, items, 2, NULL), 2, "two POLLs of an eventfd");
 	KTAP_EQ(write(efd, &one, sizeof(one)), sizeof(one), "... written");
-	got = wait_all(w, recs, 2, 10000000000LL);
+	got = wait_all(w, recs, 2, 10000000000LL, "two POLLs");
 	for (i = 0; i < got; i++) {
 		if (recs[i].user_data == 0) {
 			KTAP_EQ(recs[i].status, 0, "POLLIN: status 0");
@@ -184,7 +182,7 @@ static void check_chanops(struct wsx *w)
 	wsx_item_pingpong(&items[0], 1000, 0);
 	wsx_item_pipeline(&items[1], 8, 1000, 1);
 	KTAP_EQ(wsx_submit(w, items, 2, NULL), 2, "a PINGPONG and a PIPELINE");
-	got = wait_all(w, recs, 2, 60000000000LL);
+	got = wait_all(w, recs, 2, 60000000000LL, "PINGPONG and PIPELINE");
 	for (int i = 0; i < got; i++) {
 		KTAP_EQ(recs[i].status, 0, "item %llu: status 0",
 			(unsigned long long)recs[i].user_data);
