@@ -24,9 +24,8 @@ static const char crc_text[] = "123456789";
 
 /*
  * Reaps the @n records of @what into @recs, @timeout_ns at most for each
- * WAIT: how
- * many came.  One case however many WAITs it took: how the records come
- * in (together or apart) must not change the case list.
+ * WAIT: how many came.  One case however many WAITs it took: how the
+ * records come in (together or apart) must not change the case list.
  */
 static int wait_all(struct wsx *w, struct wsx_completion *recs, int n,
 		    int64_t timeout_ns, const char *what)
